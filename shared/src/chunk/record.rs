@@ -1,0 +1,143 @@
+//! The chunk record (SPEC 3.5) and the document metadata it is built from.
+
+use serde::{Deserialize, Serialize};
+
+/// What the caller knows about the document being chunked.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocumentMeta {
+    /// Tenant that owns the document (`acme-prod`).
+    pub tenant_id: String,
+    /// Opaque document id (`confluence:ENG:123456`).
+    pub document_id: String,
+    /// Opaque source version id (`v42`).
+    pub source_version_id: String,
+    /// Document title, used in breadcrumbs; defaults to the first H1.
+    pub title: Option<String>,
+    /// Where the document lives (Confluence page URL), if known.
+    pub source_url: Option<String>,
+    /// The file the document came from, if known.
+    pub file_path: Option<String>,
+}
+
+/// The granularity a chunk was produced at (seed 001).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Granularity {
+    /// Heading-bounded sections packed under the budget (the default).
+    Section,
+    /// One paragraph per chunk.
+    Paragraph,
+    /// Fixed token windows.
+    Window,
+    /// Table pieces.
+    Table,
+    /// The whole document.
+    Document,
+}
+
+impl Granularity {
+    /// The wire spelling (`section`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Section => "section",
+            Self::Paragraph => "paragraph",
+            Self::Window => "window",
+            Self::Table => "table",
+            Self::Document => "document",
+        }
+    }
+}
+
+/// The kind of content a chunk holds (seed 003 §3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChunkType {
+    /// Prose paragraphs (and HTML blocks, treated as text).
+    Paragraph,
+    /// A list or part of one.
+    List,
+    /// A table or a piece of one (header repeated).
+    Table,
+    /// A code block or a piece of one (re-fenced).
+    Code,
+    /// A block quote.
+    Quote,
+    /// Short blocks of different kinds merged under one heading path.
+    Mixed,
+}
+
+impl ChunkType {
+    /// The wire spelling (`paragraph`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Paragraph => "paragraph",
+            Self::List => "list",
+            Self::Table => "table",
+            Self::Code => "code",
+            Self::Quote => "quote",
+            Self::Mixed => "mixed",
+        }
+    }
+}
+
+/// One retrieval-ready chunk (SPEC 3.5). Field order is the JSONL order.
+///
+/// Invariant: `chunk_text == prefix + normalized[char_start..char_end] + suffix`
+/// where `prefix` is the first `overlap_prefix_chars` chars of `chunk_text`
+/// and `suffix` its last `closing_suffix_chars` chars.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chunk {
+    /// Stable id (SPEC 3.5), lowercase hex sha256.
+    pub chunk_id: String,
+    /// Owning tenant.
+    pub tenant_id: String,
+    /// Document id.
+    pub document_id: String,
+    /// Source version id.
+    pub source_version_id: String,
+    /// Position in the document, 0..n-1, contiguous.
+    pub ordinal: u32,
+    /// Granularity this chunk was produced at.
+    pub granularity: Granularity,
+    /// Kind of content.
+    pub chunk_type: ChunkType,
+    /// Plain texts of the headings in effect.
+    pub headings_path: Vec<String>,
+    /// Serialized heading/list/table path, e.g. `Intro > Setup / table[2] rows 41-80`.
+    pub chunk_path: String,
+    /// The Markdown to display.
+    pub chunk_text: String,
+    /// Breadcrumb-prefixed text for the embedder.
+    pub embed_text: String,
+    /// Exact token count of `chunk_text` with `tokenizer`.
+    pub token_count: u32,
+    /// Start of the own span, in code points of the normalized document.
+    pub char_start: u64,
+    /// End (exclusive) of the own span, in code points.
+    pub char_end: u64,
+    /// Start of the own span, in bytes of the normalized document.
+    pub byte_start: u64,
+    /// End (exclusive) of the own span, in bytes.
+    pub byte_end: u64,
+    /// Index of the first block the chunk draws from.
+    pub block_start_idx: u32,
+    /// Index of the last block the chunk draws from (inclusive).
+    pub block_end_idx: u32,
+    /// Leading chars of `chunk_text` not from the own span.
+    pub overlap_prefix_chars: u32,
+    /// Trailing chars of `chunk_text` added to close a split code fence.
+    pub closing_suffix_chars: u32,
+    /// sha256 of the canonical text and headings path (no ordinal): tells
+    /// whether a chunk's content changed between versions.
+    pub content_hash: String,
+    /// Profile name (`spec-v1`).
+    pub profile: String,
+    /// Strategy and version (`structural:1.0.0`).
+    pub chunker_version: String,
+    /// Tokenizer name (`cl100k_base`).
+    pub tokenizer: String,
+    /// The document's source URL, if any.
+    pub source_url: Option<String>,
+    /// The document's file path, if any.
+    pub file_path: Option<String>,
+}

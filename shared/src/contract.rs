@@ -1,0 +1,1 @@
+//! Message contracts (SPEC section 2): the only serde wire types.

@@ -1,0 +1,130 @@
+//! Typed errors of the chunking engine, each mapped to a SPEC 2.3 error code.
+
+use std::fmt;
+
+/// The error codes of SPEC 2.3, as they appear on the wire (`x-error-code`,
+/// `chunking_failures.error_code`, the CLI's `CHUNKING_FAILED <CODE>` line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    /// Not JSON, or a schema/field violation.
+    InvalidMessage,
+    /// The markdown bytes are not valid UTF-8.
+    InvalidUtf8,
+    /// The markdown is larger than the configured limit.
+    DocumentTooLarge,
+    /// `markdown_uri` could not be read.
+    SourceUnavailable,
+    /// `markdown_sha256` does not match the bytes.
+    ChecksumMismatch,
+    /// The requested chunking profile does not exist.
+    UnknownProfile,
+    /// The document already belongs to another tenant.
+    TenantMismatch,
+    /// A chunk broke the SPEC 3.6 checklist (a bug, never silently emitted).
+    ValidationFailed,
+    /// Redelivered past the delivery limit.
+    DeliveryLimit,
+    /// An unexpected internal error (e.g. a caught panic).
+    Internal,
+}
+
+impl ErrorCode {
+    /// The wire spelling, e.g. `INVALID_UTF8`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidMessage => "INVALID_MESSAGE",
+            Self::InvalidUtf8 => "INVALID_UTF8",
+            Self::DocumentTooLarge => "DOCUMENT_TOO_LARGE",
+            Self::SourceUnavailable => "SOURCE_UNAVAILABLE",
+            Self::ChecksumMismatch => "CHECKSUM_MISMATCH",
+            Self::UnknownProfile => "UNKNOWN_PROFILE",
+            Self::TenantMismatch => "TENANT_MISMATCH",
+            Self::ValidationFailed => "VALIDATION_FAILED",
+            Self::DeliveryLimit => "DELIVERY_LIMIT",
+            Self::Internal => "INTERNAL",
+        }
+    }
+
+    /// Every code, in SPEC order.
+    pub const ALL: [ErrorCode; 10] = [
+        Self::InvalidMessage,
+        Self::InvalidUtf8,
+        Self::DocumentTooLarge,
+        Self::SourceUnavailable,
+        Self::ChecksumMismatch,
+        Self::UnknownProfile,
+        Self::TenantMismatch,
+        Self::ValidationFailed,
+        Self::DeliveryLimit,
+        Self::Internal,
+    ];
+
+    /// Parses the wire spelling.
+    pub fn parse(code: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == code)
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why chunking one document failed. Every variant names what was wrong and
+/// where, and maps to exactly one [`ErrorCode`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChunkError {
+    /// The input is not UTF-8; `byte_offset` is the first invalid byte.
+    #[error("markdown is not valid UTF-8: invalid byte sequence at byte offset {byte_offset}")]
+    InvalidUtf8 {
+        /// Offset of the first byte of the invalid sequence.
+        byte_offset: usize,
+    },
+    /// No profile of that name; `valid` lists the known ones.
+    #[error("unknown chunking profile {name:?}; valid profiles: {}", valid.join(", "))]
+    UnknownProfile {
+        /// The requested name.
+        name: String,
+        /// The names that exist.
+        valid: Vec<String>,
+    },
+    /// A profile definition is inconsistent (e.g. target above the hard max).
+    #[error("invalid chunking profile {name:?}: {reason}")]
+    InvalidProfile {
+        /// The profile's name.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The profile names a strategy the registry does not have.
+    #[error("profile {profile:?} names unknown strategy {strategy:?}; valid strategies: {}", valid.join(", "))]
+    UnknownStrategy {
+        /// The profile's name.
+        profile: String,
+        /// The requested strategy.
+        strategy: String,
+        /// The registered strategies.
+        valid: Vec<String>,
+    },
+    /// The produced chunks break the SPEC 3.6 checklist.
+    #[error("chunk validation failed ({} violation(s)): {}", violations.len(), violations.first().map(String::as_str).unwrap_or(""))]
+    Validation {
+        /// One line per violated rule, naming the chunk.
+        violations: Vec<String>,
+    },
+}
+
+impl ChunkError {
+    /// The SPEC 2.3 code this error is reported under.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::InvalidUtf8 { .. } => ErrorCode::InvalidUtf8,
+            Self::UnknownProfile { .. } => ErrorCode::UnknownProfile,
+            // A broken built-in profile or strategy table is our bug, not the sender's.
+            Self::InvalidProfile { .. } | Self::UnknownStrategy { .. } => ErrorCode::Internal,
+            Self::Validation { .. } => ErrorCode::ValidationFailed,
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! Canonical chunk text and the stable id formulas (SPEC 3.5).
+
+use sha2::{Digest, Sha256};
+
+use crate::chunk::profile::IdFormula;
+use crate::chunk::record::Granularity;
+
+/// The canonical form of a chunk's text, used in ids and content hashes.
+///
+/// Lines are walked in order. A line whose first characters (after at most
+/// three spaces) are three or more backticks or tildes opens a fenced code
+/// block, which runs to a line holding only a fence of the same character at
+/// least as long (or to the end); code blocks keep their lines byte for byte.
+/// Between code blocks, every maximal whitespace run of a prose segment
+/// becomes one space and the segment is trimmed; empty segments are dropped.
+/// The pieces are joined with `\n` and the result is trimmed.
+pub fn canonical_text(text: &str) -> String {
+    let mut pieces: Vec<String> = Vec::new();
+    let mut prose = String::new();
+    let mut fence: Option<(u8, usize)> = None;
+    let mut code = String::new();
+    for line in text.split('\n') {
+        match fence {
+            None => {
+                if let Some(open) = fence_of(line) {
+                    flush_prose(&mut prose, &mut pieces);
+                    fence = Some(open);
+                    code.push_str(line);
+                } else {
+                    prose.push_str(line);
+                    prose.push('\n');
+                }
+            }
+            Some((ch, len)) => {
+                code.push('\n');
+                code.push_str(line);
+                if closes(line, ch, len) {
+                    pieces.push(std::mem::take(&mut code));
+                    fence = None;
+                }
+            }
+        }
+    }
+    if fence.is_some() {
+        pieces.push(code);
+    }
+    flush_prose(&mut prose, &mut pieces);
+    pieces.join("\n").trim().to_owned()
+}
+
+fn flush_prose(prose: &mut String, pieces: &mut Vec<String>) {
+    let collapsed = prose.split_whitespace().collect::<Vec<_>>().join(" ");
+    if !collapsed.is_empty() {
+        pieces.push(collapsed);
+    }
+    prose.clear();
+}
+
+/// The fence a line opens: its character and length.
+pub(crate) fn fence_of(line: &str) -> Option<(u8, usize)> {
+    let indent = line.bytes().take_while(|&b| b == b' ').count();
+    if indent > 3 {
+        return None;
+    }
+    let rest = &line.as_bytes()[indent..];
+    let ch = *rest.first()?;
+    if ch != b'`' && ch != b'~' {
+        return None;
+    }
+    let len = rest.iter().take_while(|&&b| b == ch).count();
+    // A backtick fence's info string may not contain backticks (CommonMark).
+    if len >= 3 && !(ch == b'`' && rest[len..].contains(&b'`')) {
+        Some((ch, len))
+    } else {
+        None
+    }
+}
+
+/// Whether `line` closes a fence of `ch` repeated at least `len` times.
+pub(crate) fn closes(line: &str, ch: u8, len: usize) -> bool {
+    let t = line.trim_matches(|c| c == ' ' || c == '\t');
+    let indent = line.bytes().take_while(|&b| b == b' ').count();
+    indent <= 3 && t.len() >= len && t.bytes().all(|b| b == ch)
+}
+
+/// Lowercase hex sha256 of the given parts.
+fn sha256_hex(parts: &[&[u8]]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p);
+    }
+    hex::encode(h.finalize())
+}
+
+/// The inputs of a chunk id.
+#[derive(Debug, Clone, Copy)]
+pub struct IdInput<'a> {
+    /// Tenant.
+    pub tenant_id: &'a str,
+    /// Document.
+    pub document_id: &'a str,
+    /// Source version.
+    pub source_version_id: &'a str,
+    /// Ordinal.
+    pub ordinal: u32,
+    /// The chunk's text (canonicalized for seed 000).
+    pub chunk_text: &'a str,
+    /// First block index.
+    pub block_start_idx: u32,
+    /// Last block index.
+    pub block_end_idx: u32,
+    /// Own span start, in chars.
+    pub char_start: u64,
+    /// Own span end, in chars.
+    pub char_end: u64,
+    /// Granularity of the chunk.
+    pub granularity: Granularity,
+    /// The profile's primary granularity.
+    pub primary: Granularity,
+}
+
+/// The stable chunk id under `formula` (SPEC 3.5). A chunk of a granularity
+/// other than the profile's primary one appends `|granularity`.
+pub fn chunk_id(formula: IdFormula, input: &IdInput<'_>) -> String {
+    let suffix = if input.granularity == input.primary {
+        String::new()
+    } else {
+        format!("|{}", input.granularity.as_str())
+    };
+    match formula {
+        IdFormula::Seed000 => {
+            let canon = canonical_text(input.chunk_text);
+            let head = format!(
+                "{}|{}|{}|{}|",
+                input.tenant_id, input.document_id, input.source_version_id, input.ordinal
+            );
+            sha256_hex(&[head.as_bytes(), canon.as_bytes(), suffix.as_bytes()])
+        }
+        IdFormula::Seed003 => {
+            let s = format!(
+                "{}:{}:{}:{}:{}{}",
+                input.document_id,
+                input.block_start_idx,
+                input.block_end_idx,
+                input.char_start,
+                input.char_end,
+                suffix
+            );
+            sha256_hex(&[s.as_bytes()])
+        }
+    }
+}
+
+/// sha256 of the canonical text and the headings path, without the ordinal:
+/// equal across versions exactly when the chunk's content is unchanged.
+pub fn content_hash(chunk_text: &str, headings_path: &[String]) -> String {
+    let canon = canonical_text(chunk_text);
+    let path = headings_path.join("\u{1f}");
+    sha256_hex(&[path.as_bytes(), b"\x1e", canon.as_bytes()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_text_collapses_prose_and_keeps_code() {
+        let text =
+            "  Intro   text\n\n more\n```rust\nlet  x = 1;\n\n```\n| a  |  b |\n\n~~~\nraw   \n";
+        assert_eq!(
+            canonical_text(text),
+            "Intro text more\n```rust\nlet  x = 1;\n\n```\n| a | b |\n~~~\nraw"
+        );
+    }
+
+    #[test]
+    fn seed000_id_matches_the_formula_by_hand() {
+        let input = IdInput {
+            tenant_id: "acme",
+            document_id: "doc",
+            source_version_id: "v1",
+            ordinal: 3,
+            chunk_text: "Hello   world\n",
+            block_start_idx: 0,
+            block_end_idx: 0,
+            char_start: 0,
+            char_end: 0,
+            granularity: Granularity::Section,
+            primary: Granularity::Section,
+        };
+        let want = hex::encode(Sha256::digest(b"acme|doc|v1|3|Hello world"));
+        assert_eq!(chunk_id(IdFormula::Seed000, &input), want);
+        let other = IdInput {
+            granularity: Granularity::Window,
+            ..input
+        };
+        let want = hex::encode(Sha256::digest(b"acme|doc|v1|3|Hello world|window"));
+        assert_eq!(chunk_id(IdFormula::Seed000, &other), want);
+    }
+
+    #[test]
+    fn seed003_id_matches_the_formula_by_hand() {
+        let input = IdInput {
+            tenant_id: "acme",
+            document_id: "doc",
+            source_version_id: "v1",
+            ordinal: 3,
+            chunk_text: "x",
+            block_start_idx: 2,
+            block_end_idx: 5,
+            char_start: 10,
+            char_end: 99,
+            granularity: Granularity::Section,
+            primary: Granularity::Section,
+        };
+        let want = hex::encode(Sha256::digest(b"doc:2:5:10:99"));
+        assert_eq!(chunk_id(IdFormula::Seed003, &input), want);
+    }
+}

@@ -1,0 +1,33 @@
+//! `shared`: the pure, deterministic chunking engine of chunk-worker.
+//!
+//! Turns a normalized Markdown document into retrieval-ready chunks exactly as
+//! `SPEC.md` section 3 describes, and holds the message contracts the worker
+//! speaks. Nothing here performs I/O, spawns threads or knows about tokio,
+//! RabbitMQ or Postgres: every function is a pure function of its inputs, so
+//! the same bytes in always give the same bytes out.
+//!
+//! The pipeline, one module per step:
+//! 1. [`normalize`]: decode UTF-8, unify line endings, collapse whitespace.
+//! 2. [`markdown`]: parse blocks with exact offsets (pulldown-cmark) and track
+//!    the heading stack.
+//! 3. [`chunk`]: pack blocks under the profile's token budgets, split
+//!    oversized units, add overlap, build records and validate them.
+//! 4. [`ids`]: canonical text and the stable chunk id formulas.
+//!
+//! [`strategy`] puts chunkers behind one [`strategy::Chunker`] trait with a
+//! registry; [`tokens`] counts tokens exactly (cl100k_base / o200k_base).
+
+pub mod chunk;
+pub mod contract;
+pub mod error;
+pub mod ids;
+pub mod markdown;
+pub mod normalize;
+pub mod sentence;
+pub mod strategy;
+pub mod tokens;
+
+pub use chunk::profile::{Profile, ProfileSet};
+pub use chunk::record::{Chunk, ChunkType, DocumentMeta, Granularity};
+pub use error::{ChunkError, ErrorCode};
+pub use strategy::{chunk_document, ChunkedDocument, Chunker, Registry};

@@ -1,0 +1,256 @@
+//! Markdown blocks with exact byte offsets (SPEC 3.3).
+//!
+//! [`parse_blocks`] turns a normalized document into its top-level blocks,
+//! in order, each with the byte range it covers (trailing whitespace trimmed).
+//! pulldown-cmark types stay inside this module. Text that belongs to no block
+//! (link reference definitions, for example) becomes an [`BlockKind::Other`]
+//! block, so that every non-whitespace byte of the document is in a block.
+
+mod offsets;
+
+use std::ops::Range;
+
+use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+
+pub use offsets::CharIndex;
+
+use crate::normalize::parser_options;
+
+/// The kind of a top-level block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockKind {
+    /// ATX or setext heading of this level (1-6).
+    Heading {
+        /// 1 for `#`, 6 for `######`.
+        level: u8,
+    },
+    /// A paragraph.
+    Paragraph,
+    /// A list with all its items (nested items stay inside).
+    List {
+        /// Numbered rather than bulleted.
+        ordered: bool,
+    },
+    /// A GFM table.
+    Table,
+    /// A code block.
+    Code {
+        /// Fenced (``` or ~~~) rather than indented.
+        fenced: bool,
+    },
+    /// A block quote.
+    Quote,
+    /// A thematic break: a boundary, never content.
+    ThematicBreak,
+    /// An HTML block (treated as paragraph text).
+    Html,
+    /// YAML/TOML front matter: not content.
+    FrontMatter,
+    /// Anything else with text (link reference definitions, footnotes).
+    Other,
+}
+
+impl BlockKind {
+    /// Whether the block is content that must land in a chunk.
+    pub fn is_content(self) -> bool {
+        !matches!(
+            self,
+            Self::ThematicBreak | Self::FrontMatter | Self::Heading { .. }
+        )
+    }
+}
+
+/// One top-level block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// What it is.
+    pub kind: BlockKind,
+    /// Byte range in the normalized document, trailing whitespace trimmed.
+    pub range: Range<usize>,
+    /// Plain heading text (markup removed, entities decoded, whitespace
+    /// collapsed); empty for other kinds.
+    pub heading_text: String,
+    /// Top-level item ranges of a list; empty for other kinds.
+    pub items: Vec<Range<usize>>,
+}
+
+/// Parses the top-level blocks of a normalized document.
+pub fn parse_blocks(text: &str) -> Vec<Block> {
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut depth = 0usize;
+    let mut heading: Option<String> = None;
+    let mut list_depth = 0usize;
+    for (event, range) in Parser::new_ext(text, parser_options()).into_offset_iter() {
+        match event {
+            Event::Start(tag) => {
+                if depth == 0 {
+                    let kind = match &tag {
+                        Tag::Heading { level, .. } => {
+                            heading = Some(String::new());
+                            Some(BlockKind::Heading {
+                                level: *level as u8,
+                            })
+                        }
+                        Tag::Paragraph => Some(BlockKind::Paragraph),
+                        Tag::List(first) => Some(BlockKind::List {
+                            ordered: first.is_some(),
+                        }),
+                        Tag::Table(_) => Some(BlockKind::Table),
+                        Tag::CodeBlock(k) => Some(BlockKind::Code {
+                            fenced: matches!(k, CodeBlockKind::Fenced(_)),
+                        }),
+                        Tag::BlockQuote(_) => Some(BlockKind::Quote),
+                        Tag::HtmlBlock => Some(BlockKind::Html),
+                        Tag::MetadataBlock(_) => Some(BlockKind::FrontMatter),
+                        _ => Some(BlockKind::Other),
+                    };
+                    if let Some(kind) = kind {
+                        blocks.push(Block {
+                            kind,
+                            range: trim_end(text, range.clone()),
+                            heading_text: String::new(),
+                            items: Vec::new(),
+                        });
+                    }
+                }
+                if matches!(tag, Tag::List(_)) {
+                    list_depth += 1;
+                }
+                if matches!(tag, Tag::Item) && list_depth == 1 && depth == 1 {
+                    if let Some(b) = blocks.last_mut() {
+                        b.items.push(trim_end(text, range.clone()));
+                    }
+                }
+                depth += 1;
+            }
+            Event::End(end) => {
+                depth = depth.saturating_sub(1);
+                if matches!(end, TagEnd::List(_)) {
+                    list_depth = list_depth.saturating_sub(1);
+                }
+                if depth == 0 {
+                    if let (TagEnd::Heading(_), Some(h)) = (end, heading.take()) {
+                        if let Some(b) = blocks.last_mut() {
+                            b.heading_text = collapse(&h);
+                        }
+                    }
+                }
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some(h) = heading.as_mut() {
+                    h.push_str(&t);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some(h) = heading.as_mut() {
+                    h.push(' ');
+                }
+            }
+            Event::Rule if depth == 0 => blocks.push(Block {
+                kind: BlockKind::ThematicBreak,
+                range: trim_end(text, range),
+                heading_text: String::new(),
+                items: Vec::new(),
+            }),
+            // Top-level inline HTML or stray text outside a block: keep as text.
+            Event::Html(_) | Event::InlineHtml(_) if depth == 0 => blocks.push(Block {
+                kind: BlockKind::Other,
+                range: trim_end(text, range),
+                heading_text: String::new(),
+                items: Vec::new(),
+            }),
+            _ => {}
+        }
+    }
+    blocks.retain(|b| !b.range.is_empty());
+    blocks.sort_by_key(|b| b.range.start);
+    fill_gaps(text, blocks)
+}
+
+/// Adds an `Other` block for every stretch of non-whitespace text that no
+/// block covers, and drops blocks nested inside an earlier one.
+fn fill_gaps(text: &str, blocks: Vec<Block>) -> Vec<Block> {
+    let mut out: Vec<Block> = Vec::with_capacity(blocks.len());
+    let mut covered = 0usize;
+    for b in blocks {
+        if b.range.end <= covered {
+            continue;
+        }
+        let start = b.range.start.max(covered);
+        push_gap(text, covered..start, &mut out);
+        covered = b.range.end;
+        out.push(Block {
+            range: start..b.range.end,
+            ..b
+        });
+    }
+    push_gap(text, covered..text.len(), &mut out);
+    out
+}
+
+fn push_gap(text: &str, gap: Range<usize>, out: &mut Vec<Block>) {
+    let slice = &text[gap.clone()];
+    let lead = slice.len() - slice.trim_start().len();
+    let range = trim_end(text, gap.start + lead..gap.end);
+    if !range.is_empty() {
+        out.push(Block {
+            kind: BlockKind::Other,
+            range,
+            heading_text: String::new(),
+            items: Vec::new(),
+        });
+    }
+}
+
+fn trim_end(text: &str, range: Range<usize>) -> Range<usize> {
+    let end = range.start + text[range.clone()].trim_end().len();
+    range.start..end
+}
+
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> Vec<(BlockKind, &str)> {
+        parse_blocks(text)
+            .into_iter()
+            .map(|b| (b.kind, &text[b.range]))
+            .collect()
+    }
+
+    #[test]
+    fn blocks_cover_the_document_in_order() {
+        let doc = "---\ntitle: x\n---\n# Title *one*\n\nPara  one.\n\n- a\n  - nested\n- b\n\n1. x\n\n| h | i |\n|---|---|\n| 1 | 2 |\n\n```rust\nfn main() {}\n```\n\n> quote\n\n***\n\n[ref]: http://example.com\n";
+        let got = kinds(doc);
+        let want = vec![
+            (BlockKind::FrontMatter, "---\ntitle: x\n---"),
+            (BlockKind::Heading { level: 1 }, "# Title *one*"),
+            (BlockKind::Paragraph, "Para  one."),
+            (BlockKind::List { ordered: false }, "- a\n  - nested\n- b"),
+            (BlockKind::List { ordered: true }, "1. x"),
+            (BlockKind::Table, "| h | i |\n|---|---|\n| 1 | 2 |"),
+            (
+                BlockKind::Code { fenced: true },
+                "```rust\nfn main() {}\n```",
+            ),
+            (BlockKind::Quote, "> quote"),
+            (BlockKind::ThematicBreak, "***"),
+            (BlockKind::Other, "[ref]: http://example.com"),
+        ];
+        assert_eq!(got, want);
+        let blocks = parse_blocks(doc);
+        assert_eq!(blocks[1].heading_text, "Title one");
+        assert_eq!(blocks[3].items.len(), 2);
+    }
+
+    #[test]
+    fn setext_heading_text_is_plain() {
+        let b = parse_blocks("Hello &amp; `world`\n===\n");
+        assert_eq!(b[0].kind, BlockKind::Heading { level: 1 });
+        assert_eq!(b[0].heading_text, "Hello & world");
+    }
+}

@@ -1,0 +1,61 @@
+//! Byte offset to Unicode code point offset conversion.
+
+/// Answers "how many chars precede this byte offset" in O(1) plus a short
+/// scan, using a checkpoint every [`STRIDE`] bytes.
+#[derive(Debug)]
+pub struct CharIndex<'a> {
+    text: &'a str,
+    checkpoints: Vec<u64>,
+}
+
+/// Bytes between checkpoints: small enough that the scan is cheap, large
+/// enough that the table is ~3% of the text.
+const STRIDE: usize = 256;
+
+impl<'a> CharIndex<'a> {
+    /// Indexes `text`.
+    pub fn new(text: &'a str) -> Self {
+        let bytes = text.as_bytes();
+        // checkpoints[k] = number of chars in bytes[..k * STRIDE]; one extra
+        // entry so that the end offset has a checkpoint too.
+        let mut checkpoints = Vec::with_capacity(bytes.len() / STRIDE + 2);
+        let mut chars = 0u64;
+        checkpoints.push(0);
+        for block in bytes.chunks(STRIDE) {
+            chars += count_chars(block);
+            checkpoints.push(chars);
+        }
+        Self { text, checkpoints }
+    }
+
+    /// The char offset of byte offset `byte` (a char boundary, at most the
+    /// text's length).
+    pub fn char_offset(&self, byte: usize) -> u64 {
+        let byte = byte.min(self.text.len());
+        let slot = byte / STRIDE;
+        self.checkpoints[slot] + count_chars(&self.text.as_bytes()[slot * STRIDE..byte])
+    }
+}
+
+/// Counts UTF-8 chars: every byte that is not a continuation byte starts one.
+fn count_chars(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn char_offsets_match_a_plain_count() {
+        let text = "aé€😀".repeat(200);
+        let idx = CharIndex::new(&text);
+        for (i, _) in text.char_indices().chain([(text.len(), ' ')]) {
+            assert_eq!(
+                idx.char_offset(i),
+                text[..i].chars().count() as u64,
+                "at {i}"
+            );
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! Normalization (SPEC 3.2): the text every offset refers to.
+//!
+//! 1. Decode UTF-8; a failure is [`ChunkError::InvalidUtf8`] with the byte
+//!    offset of the first bad sequence. A leading byte-order mark is dropped.
+//! 2. `\r\n` and lone `\r` become `\n`.
+//! 3. Outside fenced/indented code, tables, HTML blocks and front matter:
+//!    runs of horizontal whitespace inside a line collapse to one space,
+//!    trailing horizontal whitespace is removed, and the line's leading
+//!    structure (indentation, `>` quote markers, list markers and the spaces
+//!    after them) is kept byte for byte, because it carries list and code
+//!    structure. A single space or a single no-break space stays as it is.
+//!
+//! Normalization is idempotent: normalizing a normalized document changes
+//! nothing (a property test holds it to that).
+
+use std::ops::Range;
+
+use pulldown_cmark::{Event, Options, Parser, Tag};
+
+use crate::error::ChunkError;
+
+/// A normalized Markdown document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NormalizedDocument {
+    /// The normalized text.
+    pub text: String,
+}
+
+/// Normalizes raw markdown bytes.
+pub fn normalize(bytes: &[u8]) -> Result<NormalizedDocument, ChunkError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| ChunkError::InvalidUtf8 {
+        byte_offset: e.valid_up_to(),
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let unified = unify_line_endings(text);
+    let protected = protected_ranges(&unified);
+    Ok(NormalizedDocument {
+        text: collapse_whitespace(&unified, &protected),
+    })
+}
+
+fn unify_line_endings(text: &str) -> String {
+    if !text.contains('\r') {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' {
+            if chars.peek() == Some(&'\n') {
+                chars.next();
+            }
+            out.push('\n');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Parser options shared by normalization and block parsing, so both see the
+/// same structure.
+pub(crate) fn parser_options() -> Options {
+    Options::ENABLE_TABLES
+        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
+        | Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_FOOTNOTES
+}
+
+/// Byte ranges whose lines are kept verbatim: code blocks, tables, HTML
+/// blocks, front matter.
+fn protected_ranges(text: &str) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for (event, range) in Parser::new_ext(text, parser_options()).into_offset_iter() {
+        let keep = matches!(
+            event,
+            Event::Start(
+                Tag::CodeBlock(_) | Tag::Table(_) | Tag::HtmlBlock | Tag::MetadataBlock(_)
+            )
+        );
+        if keep {
+            match out.last_mut() {
+                Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+                _ => out.push(range),
+            }
+        }
+    }
+    out
+}
+
+fn is_hspace(c: char) -> bool {
+    c == ' '
+        || c == '\t'
+        || c == '\u{0b}'
+        || c == '\u{0c}'
+        || (c != '\n' && c.is_whitespace() && c != '\r')
+}
+
+fn collapse_whitespace(text: &str, protected: &[Range<usize>]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut prot = protected.iter().peekable();
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        let line_end = line_start + line.len();
+        while prot.peek().is_some_and(|r| r.end <= line_start) {
+            prot.next();
+        }
+        let verbatim = prot
+            .peek()
+            .is_some_and(|r| r.start < line_end && line_start < r.end);
+        if verbatim {
+            out.push_str(line);
+        } else {
+            collapse_line(line, &mut out);
+        }
+        line_start = line_end;
+    }
+    out
+}
+
+/// Length in bytes of the line's leading structure: indentation, quote
+/// markers, list markers and the whitespace after them.
+fn leading_structure_len(line: &str) -> usize {
+    let b = line.as_bytes();
+    let mut i = 0;
+    loop {
+        while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+            i += 1;
+        }
+        let marker_start = i;
+        let mut j = i;
+        if j < b.len() && matches!(b[j], b'>' | b'-' | b'+' | b'*') {
+            j += 1;
+        } else {
+            while j < b.len() && j - i < 9 && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            if j > i && j < b.len() && matches!(b[j], b'.' | b')') {
+                j += 1;
+            } else {
+                j = i;
+            }
+        }
+        let marker_ok = j > marker_start
+            && (j == b.len() || matches!(b[j], b' ' | b'\t' | b'\n') || b[marker_start] == b'>');
+        if !marker_ok {
+            return i;
+        }
+        i = j;
+    }
+}
+
+fn collapse_line(line: &str, out: &mut String) {
+    let (body, newline) = match line.strip_suffix('\n') {
+        Some(body) => (body, "\n"),
+        None => (line, ""),
+    };
+    let lead = leading_structure_len(body);
+    out.push_str(&body[..lead]);
+    let rest = &body[lead..];
+    let mut run = String::new();
+    let mut pending_run = false;
+    for c in rest.chars() {
+        if is_hspace(c) {
+            run.push(c);
+            pending_run = true;
+        } else {
+            if pending_run {
+                // One plain space, or one lone no-break-like space, stays itself.
+                let mut it = run.chars();
+                match (it.next(), it.next()) {
+                    (Some(only), None) if only != '\t' && only != '\u{0b}' && only != '\u{0c}' => {
+                        out.push(only)
+                    }
+                    _ => out.push(' '),
+                }
+                run.clear();
+                pending_run = false;
+            }
+            out.push(c);
+        }
+    }
+    // Trailing horizontal whitespace is dropped.
+    out.push_str(newline);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(s: &str) -> String {
+        normalize(s.as_bytes())
+            .map(|d| d.text)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn line_endings_become_lf() {
+        assert_eq!(norm("a\r\nb\rc\n"), "a\nb\nc\n");
+    }
+
+    #[test]
+    fn whitespace_runs_collapse_outside_code_and_tables() {
+        let src = "Some   text\there  \n\n```\nkeep    this  \n```\n\n| a   | b |\n|---|---|\n| 1   | 2 |\n\n    indented   code\n";
+        let want = "Some text here\n\n```\nkeep    this  \n```\n\n| a   | b |\n|---|---|\n| 1   | 2 |\n\n    indented   code\n";
+        assert_eq!(norm(src), want);
+    }
+
+    #[test]
+    fn list_and_quote_structure_is_kept() {
+        assert_eq!(
+            norm("-   item   one\n    cont   inued\n>  quoted   text\n1.  x\n"),
+            "-   item one\n    cont inued\n>  quoted text\n1.  x\n"
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_byte_offset() {
+        let err = normalize(b"ok \xff\xfe rest").unwrap_err();
+        assert_eq!(err, ChunkError::InvalidUtf8 { byte_offset: 3 });
+        assert!(err.to_string().contains("byte offset 3"));
+    }
+
+    #[test]
+    fn bom_is_dropped_and_nbsp_kept() {
+        assert_eq!(norm("\u{feff}10\u{a0}kg"), "10\u{a0}kg");
+    }
+
+    #[test]
+    fn normalization_is_idempotent_on_tricky_input() {
+        for src in [
+            "*  a\n\n  b  \n",
+            "1)   x\n   y   z\n",
+            "> -  a  b\n>\n>   c",
+            "\t\tx  y\n",
+        ] {
+            let once = norm(src);
+            assert_eq!(norm(&once), once, "{src:?}");
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! End-to-end test harness (filled by the worker issue).

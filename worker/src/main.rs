@@ -1,0 +1,2 @@
+//! chunk-worker binary.
+fn main() {}
