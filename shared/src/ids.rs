@@ -83,6 +83,25 @@ pub(crate) fn closes(line: &str, ch: u8, len: usize) -> bool {
     indent <= 3 && t.len() >= len && t.bytes().all(|b| b == ch)
 }
 
+/// If `text` ends inside a fenced code block (by the line rules of
+/// [`canonical_text`]), the line that closes it (indentation and fence).
+pub fn unclosed_fence(text: &str) -> Option<String> {
+    let mut open: Option<(u8, usize, usize)> = None;
+    for line in text.split('\n') {
+        match open {
+            None => {
+                if let Some((ch, len)) = fence_of(line) {
+                    let indent = line.bytes().take_while(|&b| b == b' ').count();
+                    open = Some((ch, len, indent));
+                }
+            }
+            Some((ch, len, _)) if closes(line, ch, len) => open = None,
+            Some(_) => {}
+        }
+    }
+    open.map(|(ch, len, indent)| format!("{}{}", " ".repeat(indent), (ch as char).to_string().repeat(len)))
+}
+
 /// Lowercase hex sha256 of the given parts.
 fn sha256_hex(parts: &[&[u8]]) -> String {
     let mut h = Sha256::new();

@@ -67,6 +67,7 @@ pub(crate) fn parser_options() -> Options {
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_HEADING_ATTRIBUTES
 }
 
 /// Byte ranges whose lines are kept verbatim: code blocks, tables, HTML

@@ -1,15 +1,241 @@
 //! The SPEC 3.6 validation checklist, run on every output.
+//!
+//! It re-derives what it needs from the normalized document (blocks, ids,
+//! Markdown validity of every chunk text) instead of trusting the strategy
+//! that produced the chunks, so a bug in any strategy surfaces as
+//! `VALIDATION_FAILED` and is never emitted silently. Token counts are
+//! trusted as computed (they are exact counts; the corpus tests compare them
+//! with tiktoken).
+
+use pulldown_cmark::{Event, Parser, Tag};
 
 use crate::chunk::profile::Profile;
-use crate::chunk::record::Chunk;
+use crate::chunk::record::{Chunk, ChunkType};
 use crate::error::ChunkError;
-use crate::normalize::NormalizedDocument;
+use crate::ids::{chunk_id, unclosed_fence, IdInput};
+use crate::markdown::{parse_blocks, Block, BlockKind, CharIndex};
+use crate::normalize::{parser_options, NormalizedDocument};
+
+/// At most this many violations are reported: enough to diagnose, bounded
+/// so that a pathological document cannot produce a huge error.
+const MAX_REPORTED: usize = 20;
 
 /// Checks `chunks` against the SPEC 3.6 checklist.
-pub fn validate(
-    _doc: &NormalizedDocument,
-    _chunks: &[Chunk],
-    _profile: &Profile,
-) -> Result<(), ChunkError> {
-    Ok(())
+pub fn validate(doc: &NormalizedDocument, chunks: &[Chunk], profile: &Profile) -> Result<(), ChunkError> {
+    let text = doc.text.as_str();
+    let blocks = parse_blocks(text);
+    let mut v = Violations::default();
+    let chars = CharIndex::new(text);
+    let mut seen_ids = std::collections::HashSet::new();
+
+    for (i, c) in chunks.iter().enumerate() {
+        let at = format!("chunk {i} ({}..{})", c.byte_start, c.byte_end);
+        if c.ordinal as usize != i {
+            v.push(format!("{at}: ordinal {} where {i} was expected", c.ordinal));
+        }
+        if c.token_count as usize > profile.hard_max_tokens {
+            v.push(format!("{at}: {} tokens, over the hard max {}", c.token_count, profile.hard_max_tokens));
+        }
+        if c.chunk_text.trim().is_empty() {
+            v.push(format!("{at}: empty chunk text"));
+        }
+        check_span(text, c, &chars, &at, &mut v);
+        if let Some(prev) = i.checked_sub(1).and_then(|p| chunks.get(p)) {
+            if prev.byte_end > c.byte_start {
+                v.push(format!("{at}: own span overlaps or precedes chunk {}", i - 1));
+            }
+        }
+        if !seen_ids.insert(c.chunk_id.as_str()) {
+            v.push(format!("{at}: duplicate chunk id"));
+        }
+        let expected = chunk_id(
+            profile.id_formula,
+            &IdInput {
+                tenant_id: &c.tenant_id,
+                document_id: &c.document_id,
+                source_version_id: &c.source_version_id,
+                ordinal: c.ordinal,
+                chunk_text: &c.chunk_text,
+                block_start_idx: c.block_start_idx,
+                block_end_idx: c.block_end_idx,
+                char_start: c.char_start,
+                char_end: c.char_end,
+                granularity: c.granularity,
+                primary: profile.granularity,
+            },
+        );
+        if expected != c.chunk_id {
+            v.push(format!("{at}: chunk id does not match the id formula"));
+        }
+        check_markdown(c, &at, &mut v);
+        check_heading_path(&blocks, c, &at, &mut v);
+        check_min(text, &blocks, chunks, i, profile, &at, &mut v);
+    }
+    check_nothing_lost(text, &blocks, chunks, &mut v);
+    v.into_result()
+}
+
+#[derive(Default)]
+struct Violations {
+    lines: Vec<String>,
+}
+
+impl Violations {
+    fn push(&mut self, line: String) {
+        if self.lines.len() < MAX_REPORTED {
+            self.lines.push(line);
+        }
+    }
+
+    fn into_result(self) -> Result<(), ChunkError> {
+        if self.lines.is_empty() {
+            Ok(())
+        } else {
+            Err(ChunkError::Validation { violations: self.lines })
+        }
+    }
+}
+
+/// `chunk_text == prefix + normalized[own] + suffix`, offsets consistent,
+/// and prefix/suffix only where the chunk type allows them.
+fn check_span(text: &str, c: &Chunk, chars: &CharIndex<'_>, at: &str, v: &mut Violations) {
+    let (bs, be) = (c.byte_start as usize, c.byte_end as usize);
+    if bs >= be || be > text.len() || !text.is_char_boundary(bs) || !text.is_char_boundary(be) {
+        v.push(format!("{at}: own span is empty or not on char boundaries"));
+        return;
+    }
+    if chars.char_offset(bs) != c.char_start || chars.char_offset(be) != c.char_end {
+        v.push(format!("{at}: char offsets disagree with byte offsets"));
+    }
+    let prefix_len: usize =
+        c.chunk_text.chars().take(c.overlap_prefix_chars as usize).map(char::len_utf8).sum();
+    let suffix_len: usize =
+        c.chunk_text.chars().rev().take(c.closing_suffix_chars as usize).map(char::len_utf8).sum();
+    let own = c.chunk_text.get(prefix_len..c.chunk_text.len().saturating_sub(suffix_len));
+    if own != Some(&text[bs..be]) {
+        v.push(format!("{at}: chunk text is not prefix + own span + suffix"));
+    }
+    let prefix = &c.chunk_text[..prefix_len.min(c.chunk_text.len())];
+    let suffix = &c.chunk_text[c.chunk_text.len().saturating_sub(suffix_len)..];
+    if suffix_len > 0 && !(suffix.starts_with('\n') && suffix.trim().bytes().all(|b| b == b'`' || b == b'~')) {
+        v.push(format!("{at}: closing suffix is not a closing code fence"));
+    }
+    match c.chunk_type {
+        ChunkType::List | ChunkType::Quote if prefix_len > 0 => {
+            v.push(format!("{at}: {} chunk carries a prefix", c.chunk_type.as_str()))
+        }
+        ChunkType::Paragraph | ChunkType::Mixed if prefix_len > 0 && !text[..bs].ends_with(prefix) => {
+            v.push(format!("{at}: overlap prefix is not the text before the own span"))
+        }
+        _ => {}
+    }
+}
+
+/// No chunk opens a code fence it does not close (fences as SPEC 3.5 reads
+/// them for canonical text); a table chunk's text is a table from its header
+/// row (after any leading heading lines).
+fn check_markdown(c: &Chunk, at: &str, v: &mut Violations) {
+    if unclosed_fence(&c.chunk_text).is_some() {
+        v.push(format!("{at}: chunk opens a code fence it does not close"));
+    }
+    if c.chunk_type != ChunkType::Table {
+        return;
+    }
+    let mut depth = 0usize;
+    let mut table_seen = false;
+    let mut only_headings_before = true;
+    for event in Parser::new_ext(&c.chunk_text, parser_options()) {
+        match &event {
+            Event::Start(Tag::Table(_)) if depth == 0 => table_seen = true,
+            Event::Start(Tag::Heading { .. }) => {}
+            Event::Start(_) if depth == 0 && !table_seen => only_headings_before = false,
+            _ => {}
+        }
+        match event {
+            Event::Start(_) => depth += 1,
+            Event::End(_) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if !(table_seen && only_headings_before) {
+        v.push(format!("{at}: table chunk does not start with its header row"));
+    }
+}
+
+/// A chunk whose first content comes after a heading has a headings path.
+fn check_heading_path(blocks: &[Block], c: &Chunk, at: &str, v: &mut Violations) {
+    let start = c.byte_start as usize;
+    let first_content =
+        blocks.iter().find(|b| b.range.end > start && b.kind.is_content()).map_or(start, |b| b.range.start);
+    let under_heading =
+        blocks.iter().take_while(|b| b.range.start < first_content).any(|b| matches!(b.kind, BlockKind::Heading { .. }));
+    let mut inside = blocks.iter().filter(|b| b.range.start >= start && b.range.end <= c.byte_end as usize).peekable();
+    let only_headings = inside.peek().is_some() && inside.all(|b| matches!(b.kind, BlockKind::Heading { .. }));
+    if (under_heading || only_headings) && c.headings_path.is_empty() {
+        v.push(format!("{at}: under a heading but headings_path is empty"));
+    }
+}
+
+/// Below-min chunks only where seed 003 allows them: the last chunk of a
+/// section (or of the document), a lone table/list/code/quote, or a chunk
+/// cut short by a boundary SPEC 3.3 makes mandatory (the next chunk is a
+/// table, list or code; the chunk ends with a list, whose exit starts a new
+/// chunk; a thematic break lies between them).
+fn check_min(text: &str, blocks: &[Block], chunks: &[Chunk], i: usize, profile: &Profile, at: &str, v: &mut Violations) {
+    let c = &chunks[i];
+    if (c.token_count as usize) >= profile.min_tokens || chunks.len() == 1 {
+        return;
+    }
+    if !matches!(c.chunk_type, ChunkType::Paragraph | ChunkType::Mixed) {
+        return;
+    }
+    let Some(next) = chunks.get(i + 1) else { return };
+    let next_structural = matches!(next.chunk_type, ChunkType::Table | ChunkType::Code | ChunkType::List);
+    let new_section = next.headings_path != c.headings_path || starts_with_heading(next);
+    let gap = text.get(c.byte_end as usize..next.byte_start as usize).unwrap_or("");
+    let broken_by_rule = !gap.trim().is_empty();
+    let end = c.byte_end as usize;
+    let ends_with_list = blocks
+        .iter()
+        .find(|b| b.range.start < end && end <= b.range.end)
+        .is_some_and(|b| matches!(b.kind, BlockKind::List { .. }));
+    if !(next_structural || new_section || broken_by_rule || ends_with_list) {
+        v.push(format!(
+            "{at}: {} tokens, below the minimum {} in the middle of a section",
+            c.token_count, profile.min_tokens
+        ));
+    }
+}
+
+fn starts_with_heading(c: &Chunk) -> bool {
+    let own = c.chunk_text.chars().skip(c.overlap_prefix_chars as usize).collect::<String>();
+    let t = own.trim_start();
+    t.starts_with('#') || t.lines().nth(1).is_some_and(|l| l.trim_start().starts_with(['=', '-']))
+}
+
+/// Every non-whitespace character outside thematic breaks and front matter
+/// lies in some chunk's own span.
+fn check_nothing_lost(text: &str, blocks: &[Block], chunks: &[Chunk], v: &mut Violations) {
+    let mut spans: Vec<(usize, usize)> = chunks.iter().map(|c| (c.byte_start as usize, c.byte_end as usize)).collect();
+    spans.extend(
+        blocks
+            .iter()
+            .filter(|b| matches!(b.kind, BlockKind::ThematicBreak | BlockKind::FrontMatter))
+            .map(|b| (b.range.start, b.range.end)),
+    );
+    spans.sort_unstable();
+    let mut covered = 0usize;
+    for (s, e) in spans {
+        if s > covered {
+            if let Some(gap) = text.get(covered..s) {
+                if let Some(off) = gap.find(|c: char| !c.is_whitespace()) {
+                    v.push(format!("text lost: byte {} is in no chunk", covered + off));
+                }
+            }
+        }
+        covered = covered.max(e);
+    }
+    if let Some(off) = text.get(covered..).and_then(|g| g.find(|c: char| !c.is_whitespace())) {
+        v.push(format!("text lost: byte {} is in no chunk", covered + off));
+    }
 }

@@ -72,6 +72,9 @@ pub struct Block {
     pub heading_text: String,
     /// Top-level item ranges of a list; empty for other kinds.
     pub items: Vec<Range<usize>>,
+    /// Code blocks nested inside this block (in list items, quotes), which a
+    /// split must not cut through.
+    pub nested_code: Vec<Range<usize>>,
 }
 
 /// Parses the top-level blocks of a normalized document.
@@ -110,11 +113,17 @@ pub fn parse_blocks(text: &str) -> Vec<Block> {
                             range: trim_end(text, range.clone()),
                             heading_text: String::new(),
                             items: Vec::new(),
+ nested_code: Vec::new(),
                         });
                     }
                 }
                 if matches!(tag, Tag::List(_)) {
                     list_depth += 1;
+                }
+                if depth > 0 && matches!(tag, Tag::CodeBlock(_)) {
+                    if let Some(b) = blocks.last_mut() {
+                        b.nested_code.push(trim_end(text, range.clone()));
+                    }
                 }
                 if matches!(tag, Tag::Item) && list_depth == 1 && depth == 1 {
                     if let Some(b) = blocks.last_mut() {
@@ -151,6 +160,7 @@ pub fn parse_blocks(text: &str) -> Vec<Block> {
                 range: trim_end(text, range),
                 heading_text: String::new(),
                 items: Vec::new(),
+ nested_code: Vec::new(),
             }),
             // Top-level inline HTML or stray text outside a block: keep as text.
             Event::Html(_) | Event::InlineHtml(_) if depth == 0 => blocks.push(Block {
@@ -158,6 +168,7 @@ pub fn parse_blocks(text: &str) -> Vec<Block> {
                 range: trim_end(text, range),
                 heading_text: String::new(),
                 items: Vec::new(),
+ nested_code: Vec::new(),
             }),
             _ => {}
         }
@@ -198,6 +209,7 @@ fn push_gap(text: &str, gap: Range<usize>, out: &mut Vec<Block>) {
             range,
             heading_text: String::new(),
             items: Vec::new(),
+ nested_code: Vec::new(),
         });
     }
 }

@@ -1,0 +1,151 @@
+//! From planned pieces to chunk records: text, offsets, token counts,
+//! paths, breadcrumbs and ids (SPEC 3.5).
+
+use crate::chunk::piece::{Piece, Prefix};
+use crate::chunk::profile::{BreadcrumbMode, Profile};
+use crate::chunk::record::{Chunk, ChunkType, DocumentMeta};
+use crate::ids::{chunk_id, content_hash, unclosed_fence, IdInput};
+use crate::markdown::CharIndex;
+use crate::tokens::{DocumentTokens, TokenCounter};
+
+/// Everything record building needs besides the pieces.
+#[derive(Debug)]
+pub(crate) struct BuildContext<'a> {
+    /// Token counts of the normalized document.
+    pub tokens: &'a DocumentTokens<'a>,
+    /// The profile in use.
+    pub profile: &'a Profile,
+    /// Caller's metadata.
+    pub meta: &'a DocumentMeta,
+    /// `name:version` of the strategy.
+    pub chunker_version: String,
+    /// Document title for breadcrumbs (metadata title, else first H1).
+    pub title: Option<String>,
+}
+
+/// Builds the records, in order, with ordinals 0..n-1.
+pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Chunk> {
+    let text = ctx.tokens.text();
+    let chars = CharIndex::new(text);
+    pieces
+        .into_iter()
+        .enumerate()
+        .map(|(ordinal, piece)| {
+            let ordinal = u32::try_from(ordinal).unwrap_or(u32::MAX);
+            let own = &text[piece.own.clone()];
+            // A chunk that is one slice of the document is counted from the
+            // document's counts; one with synthetic text is counted whole.
+            let (prefix, slice_start) = match &piece.prefix {
+                Prefix::None => ("", Some(piece.own.start)),
+                Prefix::Overlap(start) => (&text[*start..piece.own.start], Some(*start)),
+                Prefix::Text(t) => (t.as_str(), None),
+            };
+            let mut suffix = piece.suffix.clone();
+            let mut chunk_text = format!("{prefix}{own}{suffix}");
+            // A split that had to cut through a fence nested in a list item
+            // or HTML block closes it, so every chunk stays valid Markdown.
+            if let Some(close) = unclosed_fence(&chunk_text) {
+                suffix.push('\n');
+                suffix.push_str(&close);
+                chunk_text.push('\n');
+                chunk_text.push_str(&close);
+            }
+            let token_count = match slice_start {
+                Some(start) if suffix.is_empty() => ctx.tokens.count(start..piece.own.end),
+                _ => ctx.tokens.counter().count(&chunk_text),
+            };
+            let char_start = chars.char_offset(piece.own.start);
+            let char_end = chars.char_offset(piece.own.end);
+            let chunk_path = match &piece.detail {
+                Some(d) if piece.headings.is_empty() => d.clone(),
+                Some(d) => format!("{} / {d}", piece.headings.join(" > ")),
+                None => piece.headings.join(" > "),
+            };
+            let embed_text = embed_text(&piece, &chunk_text, token_count, ctx);
+            let id_input = IdInput {
+                tenant_id: &ctx.meta.tenant_id,
+                document_id: &ctx.meta.document_id,
+                source_version_id: &ctx.meta.source_version_id,
+                ordinal,
+                chunk_text: &chunk_text,
+                block_start_idx: to_u32(piece.blocks.0),
+                block_end_idx: to_u32(piece.blocks.1),
+                char_start,
+                char_end,
+                granularity: ctx.profile.granularity,
+                primary: ctx.profile.granularity,
+            };
+            Chunk {
+                chunk_id: chunk_id(ctx.profile.id_formula, &id_input),
+                tenant_id: ctx.meta.tenant_id.clone(),
+                document_id: ctx.meta.document_id.clone(),
+                source_version_id: ctx.meta.source_version_id.clone(),
+                ordinal,
+                granularity: ctx.profile.granularity,
+                chunk_type: piece.chunk_type,
+                content_hash: content_hash(&chunk_text, &piece.headings),
+                headings_path: piece.headings,
+                chunk_path,
+                overlap_prefix_chars: to_u32(prefix.chars().count()),
+                closing_suffix_chars: to_u32(suffix.chars().count()),
+                chunk_text,
+                embed_text,
+                token_count: to_u32(token_count),
+                char_start,
+                char_end,
+                byte_start: piece.own.start as u64,
+                byte_end: piece.own.end as u64,
+                block_start_idx: to_u32(piece.blocks.0),
+                block_end_idx: to_u32(piece.blocks.1),
+                profile: ctx.profile.name.clone(),
+                chunker_version: ctx.chunker_version.clone(),
+                tokenizer: ctx.profile.tokenizer.name().to_owned(),
+                source_url: ctx.meta.source_url.clone(),
+                file_path: ctx.meta.file_path.clone(),
+            }
+        })
+        .collect()
+}
+
+fn to_u32(n: usize) -> u32 {
+    // Offsets and counts of one document fit easily: documents are limited
+    // to far below 4 GiB before they reach the engine.
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Seed 002 `breadcrumbMode`: what context to put in front of the text the
+/// embedder sees.
+///
+/// `conditional`: chunks without context of their own (tables, code, lists)
+/// and short chunks get the full breadcrumb (title > headings); a chunk that
+/// starts with its heading gets the part of the breadcrumb its text does not
+/// already show; other prose gets the title when the title is not already the
+/// first heading. `always`: the full breadcrumb. `none`: nothing.
+fn embed_text(piece: &Piece, chunk_text: &str, token_count: usize, ctx: &BuildContext<'_>) -> String {
+    let title = ctx.title.as_deref().filter(|t| !t.is_empty());
+    let title_is_first = title.is_some_and(|t| piece.headings.first().is_some_and(|h| h == t));
+    let mut full: Vec<&str> = Vec::new();
+    if let Some(t) = title.filter(|_| !title_is_first) {
+        full.push(t);
+    }
+    full.extend(piece.headings.iter().map(String::as_str));
+    let short = token_count < ctx.profile.min_tokens.max(64);
+    let contextless = matches!(piece.chunk_type, ChunkType::Table | ChunkType::Code | ChunkType::List);
+    let crumb: Vec<&str> = match ctx.profile.breadcrumb {
+        BreadcrumbMode::None => Vec::new(),
+        BreadcrumbMode::Always => full,
+        BreadcrumbMode::Conditional if contextless || short => full,
+        BreadcrumbMode::Conditional if piece.starts_with_heading => {
+            // The last heading is in the text already.
+            let keep = full.len().saturating_sub(1);
+            full.truncate(keep);
+            full
+        }
+        BreadcrumbMode::Conditional => title.filter(|_| !title_is_first).into_iter().collect(),
+    };
+    if crumb.is_empty() {
+        chunk_text.to_owned()
+    } else {
+        format!("{}\n\n{chunk_text}", crumb.join(" > "))
+    }
+}

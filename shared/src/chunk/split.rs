@@ -1,0 +1,368 @@
+//! Splitting oversized units (SPEC 3.4): prose at sentences and then token
+//! windows, tables between rows with the header repeated, code between lines
+//! with every piece re-fenced, and greedy grouping of the parts.
+//!
+//! Sizes are decided with exact range counts of the document
+//! ([`DocumentTokens`]); a piece that carries synthetic text (a repeated
+//! header, a re-opened fence) is counted exactly as a whole once and shrunk
+//! if it would pass the hard max.
+
+use std::ops::Range;
+
+use crate::chunk::record::ChunkType;
+use crate::ids::{closes, fence_of};
+use crate::sentence::sentence_spans;
+use crate::tokens::DocumentTokens;
+
+/// One piece of a split table or code block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Part {
+    /// Own span.
+    pub own: Range<usize>,
+    /// Synthetic text in front (repeated header, re-opened fence).
+    pub prefix: Option<String>,
+    /// Closing fence after the own span ("" if none).
+    pub suffix: String,
+    /// Position inside the block, e.g. `table[2] rows 41-80`.
+    pub detail: String,
+    /// Overrides the block's chunk type (a table too wide to repeat its
+    /// header degrades to paragraph windows).
+    pub chunk_type: Option<ChunkType>,
+}
+
+/// Splits units of one document.
+#[derive(Debug)]
+pub(crate) struct Splitter<'a> {
+    text: &'a str,
+    tokens: &'a DocumentTokens<'a>,
+    hard_max: usize,
+}
+
+/// A unit inside a table or code block, with the row/line number it belongs to.
+#[derive(Debug, Clone)]
+struct Numbered {
+    range: Range<usize>,
+    number: usize,
+}
+
+impl<'a> Splitter<'a> {
+    pub fn new(text: &'a str, tokens: &'a DocumentTokens<'a>, hard_max: usize) -> Self {
+        Self { text, tokens, hard_max }
+    }
+
+    /// The document being split.
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
+    fn count(&self, range: Range<usize>) -> usize {
+        self.tokens.count(range)
+    }
+
+    fn count_text(&self, text: &str) -> usize {
+        use crate::tokens::TokenCounter;
+        self.tokens.counter().count(text)
+    }
+
+    /// Splits prose into sentence units, and sentences over `budget` tokens
+    /// into token windows. The `atomic` ranges (code blocks nested in the
+    /// prose, sorted) are kept whole, or cut between lines if one alone is
+    /// over the budget. Units are trimmed and in order.
+    pub fn prose_units(&self, range: Range<usize>, budget: usize, atomic: &[Range<usize>]) -> Vec<Range<usize>> {
+        let mut units = Vec::new();
+        let mut pos = range.start;
+        for a in atomic.iter().filter(|a| a.start >= range.start && a.end <= range.end) {
+            if a.start < pos {
+                continue;
+            }
+            self.sentence_units(pos..a.start, budget, &mut units);
+            if self.count(a.clone()) <= budget {
+                units.push(a.clone());
+            } else {
+                let mut lines = Vec::new();
+                for (i, line) in self.lines(a.clone()).into_iter().enumerate() {
+                    self.numbered(line, i, budget, &mut lines);
+                }
+                units.extend(lines.into_iter().map(|n| n.range));
+            }
+            pos = a.end;
+        }
+        self.sentence_units(pos..range.end, budget, &mut units);
+        units
+    }
+
+    fn sentence_units(&self, range: Range<usize>, budget: usize, units: &mut Vec<Range<usize>>) {
+        if range.is_empty() {
+            return;
+        }
+        let base = range.start;
+        for s in sentence_spans(&self.text[range]) {
+            let unit = self.trim(base + s.start..base + s.end);
+            if unit.is_empty() {
+                continue;
+            }
+            if self.count(unit.clone()) <= budget {
+                units.push(unit);
+            } else {
+                self.windows(unit, budget, units);
+            }
+        }
+    }
+
+    /// Token windows of at most `budget` tokens each.
+    fn windows(&self, unit: Range<usize>, budget: usize, out: &mut Vec<Range<usize>>) {
+        let mut start = unit.start;
+        for cut in self.tokens.cut_points(unit.clone(), budget.max(1)) {
+            let w = self.trim(start..cut);
+            if !w.is_empty() {
+                out.push(w);
+            }
+            start = cut;
+        }
+        let w = self.trim(start..unit.end);
+        if !w.is_empty() {
+            out.push(w);
+        }
+    }
+
+    fn trim(&self, range: Range<usize>) -> Range<usize> {
+        let s = &self.text[range.clone()];
+        let lead = s.len() - s.trim_start().len();
+        let end = range.start + s.trim_end().len();
+        (range.start + lead).min(end)..end
+    }
+
+    /// Groups consecutive units greedily into spans of at most `limit`
+    /// tokens (a unit alone may be larger, up to the hard max). The first
+    /// span starts at `first_start` when given (pending headings).
+    pub fn group(&self, units: &[Range<usize>], first_start: Option<usize>, limit: usize) -> Vec<Range<usize>> {
+        let mut out: Vec<Range<usize>> = Vec::new();
+        let mut cur: Option<Range<usize>> = None;
+        let mut queue: std::collections::VecDeque<Range<usize>> = units.iter().cloned().collect();
+        while let Some(u) = queue.pop_front() {
+            cur = match cur {
+                None => {
+                    let start = first_start.filter(|_| out.is_empty()).unwrap_or(u.start);
+                    let (head, rest) = self.fit(start, u);
+                    if let Some(rest) = rest {
+                        out.push(start..head.end);
+                        queue.push_front(rest);
+                        None
+                    } else {
+                        Some(start..head.end)
+                    }
+                }
+                Some(c) if self.count(c.start..u.end) <= limit => Some(c.start..u.end),
+                Some(c) => {
+                    out.push(c);
+                    queue.push_front(u);
+                    None
+                }
+            };
+        }
+        out.extend(cur);
+        out
+    }
+
+    /// Cuts `unit` so that `start..head.end` fits the hard max exactly
+    /// (the lead-in from `start`, e.g. pending headings, counts too). Token
+    /// counts are not additive, so a unit that fits alone can still be a few
+    /// tokens over once joined to its lead-in.
+    pub fn fit(&self, start: usize, unit: Range<usize>) -> (Range<usize>, Option<Range<usize>>) {
+        self.fit_within(start, unit, self.hard_max)
+    }
+
+    /// Like [`Splitter::fit`] with `max` in place of the hard max. Returns
+    /// the unit whole (and no rest) when nothing of it fits.
+    pub fn fit_within(&self, start: usize, unit: Range<usize>, max: usize) -> (Range<usize>, Option<Range<usize>>) {
+        if self.count(start..unit.end) <= max {
+            return (unit, None);
+        }
+        let lead = if start < unit.start { self.count(start..unit.start) } else { 0 };
+        if lead + 4 >= max {
+            return (unit, None);
+        }
+        // Two tokens of slack for the junction between lead-in and unit.
+        let room = max.saturating_sub(lead + 2).max(1);
+        let mut cut = self.tokens.cut_points(unit.clone(), room).first().copied().unwrap_or(unit.end);
+        while cut > unit.start && self.count(start..cut) > max {
+            cut = self.tokens.cut_points(unit.start..cut, room.saturating_sub(4).max(1)).first().copied().unwrap_or(unit.start);
+        }
+        let head = self.trim(unit.start..cut);
+        let rest = self.trim(cut..unit.end);
+        if head.is_empty() {
+            return (unit, None);
+        }
+        (head, (!rest.is_empty()).then_some(rest))
+    }
+
+    /// Line ranges (without the newline) of `range`.
+    fn lines(&self, range: Range<usize>) -> Vec<Range<usize>> {
+        let mut out = Vec::new();
+        let mut pos = range.start;
+        for line in self.text[range.clone()].split('\n') {
+            out.push(pos..pos + line.len());
+            pos += line.len() + 1;
+        }
+        out
+    }
+
+    /// Splits an oversized table between rows; every piece after the first
+    /// repeats the header and delimiter rows. A row over the budget is cut
+    /// into token windows, each under the header.
+    pub fn table(&self, range: Range<usize>, start: usize, limit: usize, ordinal: usize) -> Vec<Part> {
+        let lines = self.lines(range.clone());
+        let header = match lines.as_slice() {
+            [h, d, _, ..] => h.start..d.end,
+            _ => return self.degrade(start..range.end, ordinal, "table"),
+        };
+        let prefix = format!("{}\n", &self.text[header.clone()]);
+        let h = self.count_text(&prefix);
+        if h > limit / 2 {
+            return self.degrade(start..range.end, ordinal, "table");
+        }
+        let row_budget = self.hard_max.saturating_sub(h + 2).min(limit.saturating_sub(h)).max(1);
+        let mut units = Vec::new();
+        for (i, row) in lines[2..].iter().enumerate() {
+            self.numbered(row.clone(), i + 1, row_budget, &mut units);
+        }
+        let parts = self.greedy(&units, start, limit, Some(&prefix), None);
+        parts
+            .into_iter()
+            .map(|(own, first, last, is_first)| Part {
+                own,
+                prefix: (!is_first).then(|| prefix.clone()),
+                suffix: String::new(),
+                detail: format!("table[{ordinal}] rows {first}-{last}"),
+                chunk_type: None,
+            })
+            .collect()
+    }
+
+    /// Splits an oversized code block between lines; every piece is
+    /// re-fenced (opening fence repeated in front, closing fence added at the
+    /// end) so it stays valid Markdown. Indented code needs no fences.
+    pub fn code(&self, range: Range<usize>, start: usize, limit: usize, ordinal: usize) -> Vec<Part> {
+        let lines = self.lines(range.clone());
+        let first_line = &self.text[lines[0].clone()];
+        let fence = fence_of(first_line);
+        let (body, reopen, close, closed) = match fence {
+            Some((ch, len)) => {
+                let last = &self.text[lines[lines.len() - 1].clone()];
+                let closed = lines.len() > 1 && closes(last, ch, len);
+                let body_end = if closed { lines.len() - 1 } else { lines.len() };
+                let indent: String = first_line.chars().take_while(|c| *c == ' ').collect();
+                let fence_str = format!("{indent}{}", (ch as char).to_string().repeat(len));
+                (&lines[1..body_end], Some(format!("{first_line}\n")), format!("\n{fence_str}"), closed)
+            }
+            None => (&lines[..], None, String::new(), true),
+        };
+        let overhead = reopen.as_deref().map_or(0, |r| self.count_text(r)) + self.count_text(&close);
+        let line_budget = self.hard_max.saturating_sub(overhead + 2).min(limit.saturating_sub(overhead)).max(1);
+        let mut units = Vec::new();
+        for (i, line) in body.iter().enumerate() {
+            if !self.text[line.clone()].trim().is_empty() {
+                self.numbered(line.clone(), i + 1, line_budget, &mut units);
+            }
+        }
+        if units.is_empty() {
+            return self.degrade(start..range.end, ordinal, "code");
+        }
+        let mut parts = self.greedy(&units, start, limit, reopen.as_deref(), Some(&close));
+        let n = parts.len();
+        if let Some(last) = parts.last_mut() {
+            // The last piece owns the closing fence line of the block.
+            last.0.end = range.end;
+        }
+        parts
+            .into_iter()
+            .enumerate()
+            .map(|(i, (own, first, last, is_first))| Part {
+                own,
+                prefix: if is_first { None } else { reopen.clone() },
+                suffix: if i + 1 < n || !closed { close.clone() } else { String::new() },
+                detail: format!("code[{ordinal}] lines {first}-{last}"),
+                chunk_type: None,
+            })
+            .collect()
+    }
+
+    /// Pushes `range` as one numbered unit, or as token windows of it if it
+    /// is over `budget`.
+    fn numbered(&self, range: Range<usize>, number: usize, budget: usize, out: &mut Vec<Numbered>) {
+        if range.is_empty() {
+            return;
+        }
+        if self.count(range.clone()) <= budget {
+            out.push(Numbered { range, number });
+            return;
+        }
+        let mut ws = Vec::new();
+        self.windows(range, budget, &mut ws);
+        out.extend(ws.into_iter().map(|range| Numbered { range, number }));
+    }
+
+    /// Greedy grouping of numbered units into pieces whose full text
+    /// (prefix on all but the first, own span, suffix) stays within `limit`
+    /// by estimate and within the hard max exactly. Returns
+    /// (own span, first number, last number, is first piece).
+    fn greedy(
+        &self,
+        units: &[Numbered],
+        start: usize,
+        limit: usize,
+        prefix: Option<&str>,
+        suffix: Option<&str>,
+    ) -> Vec<(Range<usize>, usize, usize, bool)> {
+        let pre = prefix.map_or(0, |p| self.count_text(p));
+        let suf = suffix.map_or(0, |s| self.count_text(s));
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < units.len() {
+            let is_first = out.is_empty();
+            let own_start = if is_first { start } else { units[i].range.start };
+            let extra = if is_first { suf } else { pre + suf };
+            let mut j = i + 1;
+            while j < units.len() && self.count(own_start..units[j].range.end) + extra <= limit {
+                j += 1;
+            }
+            // Exact check of the assembled text; shrink while it is too big.
+            loop {
+                let own = own_start..units[j - 1].range.end;
+                let mut full = String::new();
+                if !is_first {
+                    full.push_str(prefix.unwrap_or(""));
+                }
+                full.push_str(&self.text[own.clone()]);
+                full.push_str(suffix.unwrap_or(""));
+                if j == i + 1 || self.count_text(&full) <= self.hard_max {
+                    out.push((own, units[i].number, units[j - 1].number, is_first));
+                    break;
+                }
+                j -= 1;
+            }
+            i = j;
+        }
+        out
+    }
+
+    /// Fallback for a block that cannot be split by its structure (a table
+    /// whose header alone fills the budget, a code block with no body):
+    /// paragraph windows.
+    fn degrade(&self, range: Range<usize>, ordinal: usize, what: &str) -> Vec<Part> {
+        let units = self.prose_units(range.clone(), self.hard_max, &[]);
+        let groups = self.group(&units, Some(range.start), self.hard_max);
+        let n = groups.len();
+        groups
+            .into_iter()
+            .enumerate()
+            .map(|(i, own)| Part {
+                own,
+                prefix: None,
+                suffix: String::new(),
+                detail: format!("{what}[{ordinal}] part {}/{n}", i + 1),
+                chunk_type: Some(ChunkType::Paragraph),
+            })
+            .collect()
+    }
+}
