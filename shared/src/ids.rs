@@ -15,45 +15,56 @@ use crate::chunk::record::Granularity;
 /// becomes one space and the segment is trimmed; empty segments are dropped.
 /// The pieces are joined with `\n` and the result is trimmed.
 pub fn canonical_text(text: &str) -> String {
-    let mut pieces: Vec<String> = Vec::new();
+    let mut out = String::with_capacity(text.len());
     let mut prose = String::new();
     let mut fence: Option<(u8, usize)> = None;
-    let mut code = String::new();
     for line in text.split('\n') {
         match fence {
             None => {
                 if let Some(open) = fence_of(line) {
-                    flush_prose(&mut prose, &mut pieces);
+                    flush_prose(&mut prose, &mut out);
+                    separate(&mut out);
+                    out.push_str(line);
                     fence = Some(open);
-                    code.push_str(line);
                 } else {
-                    prose.push_str(line);
-                    prose.push('\n');
+                    for word in line.split_whitespace() {
+                        if !prose.is_empty() {
+                            prose.push(' ');
+                        }
+                        prose.push_str(word);
+                    }
                 }
             }
             Some((ch, len)) => {
-                code.push('\n');
-                code.push_str(line);
+                out.push('\n');
+                out.push_str(line);
                 if closes(line, ch, len) {
-                    pieces.push(std::mem::take(&mut code));
                     fence = None;
                 }
             }
         }
     }
-    if fence.is_some() {
-        pieces.push(code);
+    flush_prose(&mut prose, &mut out);
+    let trimmed = out.trim();
+    if trimmed.len() == out.len() {
+        out
+    } else {
+        trimmed.to_owned()
     }
-    flush_prose(&mut prose, &mut pieces);
-    pieces.join("\n").trim().to_owned()
 }
 
-fn flush_prose(prose: &mut String, pieces: &mut Vec<String>) {
-    let collapsed = prose.split_whitespace().collect::<Vec<_>>().join(" ");
-    if !collapsed.is_empty() {
-        pieces.push(collapsed);
+fn separate(out: &mut String) {
+    if !out.is_empty() {
+        out.push('\n');
     }
-    prose.clear();
+}
+
+fn flush_prose(prose: &mut String, out: &mut String) {
+    if !prose.is_empty() {
+        separate(out);
+        out.push_str(prose);
+        prose.clear();
+    }
 }
 
 /// The fence a line opens: its character and length.
@@ -99,7 +110,13 @@ pub fn unclosed_fence(text: &str) -> Option<String> {
             Some(_) => {}
         }
     }
-    open.map(|(ch, len, indent)| format!("{}{}", " ".repeat(indent), (ch as char).to_string().repeat(len)))
+    open.map(|(ch, len, indent)| {
+        format!(
+            "{}{}",
+            " ".repeat(indent),
+            (ch as char).to_string().repeat(len)
+        )
+    })
 }
 
 /// Lowercase hex sha256 of the given parts.
@@ -122,8 +139,8 @@ pub struct IdInput<'a> {
     pub source_version_id: &'a str,
     /// Ordinal.
     pub ordinal: u32,
-    /// The chunk's text (canonicalized for seed 000).
-    pub chunk_text: &'a str,
+    /// The chunk's canonical text ([`canonical_text`]), used by seed 000.
+    pub canonical_text: &'a str,
     /// First block index.
     pub block_start_idx: u32,
     /// Last block index.
@@ -148,7 +165,7 @@ pub fn chunk_id(formula: IdFormula, input: &IdInput<'_>) -> String {
     };
     match formula {
         IdFormula::Seed000 => {
-            let canon = canonical_text(input.chunk_text);
+            let canon = input.canonical_text;
             let head = format!(
                 "{}|{}|{}|{}|",
                 input.tenant_id, input.document_id, input.source_version_id, input.ordinal
@@ -172,8 +189,8 @@ pub fn chunk_id(formula: IdFormula, input: &IdInput<'_>) -> String {
 
 /// sha256 of the canonical text and the headings path, without the ordinal:
 /// equal across versions exactly when the chunk's content is unchanged.
-pub fn content_hash(chunk_text: &str, headings_path: &[String]) -> String {
-    let canon = canonical_text(chunk_text);
+pub fn content_hash(canonical_text: &str, headings_path: &[String]) -> String {
+    let canon = canonical_text;
     let path = headings_path.join("\u{1f}");
     sha256_hex(&[path.as_bytes(), b"\x1e", canon.as_bytes()])
 }
@@ -199,7 +216,7 @@ mod tests {
             document_id: "doc",
             source_version_id: "v1",
             ordinal: 3,
-            chunk_text: "Hello   world\n",
+            canonical_text: &canonical_text("Hello   world\n"),
             block_start_idx: 0,
             block_end_idx: 0,
             char_start: 0,
@@ -224,7 +241,7 @@ mod tests {
             document_id: "doc",
             source_version_id: "v1",
             ordinal: 3,
-            chunk_text: "x",
+            canonical_text: "x",
             block_start_idx: 2,
             block_end_idx: 5,
             char_start: 10,

@@ -4,7 +4,7 @@
 use crate::chunk::piece::{Piece, Prefix};
 use crate::chunk::profile::{BreadcrumbMode, Profile};
 use crate::chunk::record::{Chunk, ChunkType, DocumentMeta};
-use crate::ids::{chunk_id, content_hash, unclosed_fence, IdInput};
+use crate::ids::{canonical_text, chunk_id, content_hash, unclosed_fence, IdInput};
 use crate::markdown::CharIndex;
 use crate::tokens::{DocumentTokens, TokenCounter};
 
@@ -62,12 +62,13 @@ pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Ch
                 None => piece.headings.join(" > "),
             };
             let embed_text = embed_text(&piece, &chunk_text, token_count, ctx);
+            let canonical = canonical_text(&chunk_text);
             let id_input = IdInput {
                 tenant_id: &ctx.meta.tenant_id,
                 document_id: &ctx.meta.document_id,
                 source_version_id: &ctx.meta.source_version_id,
                 ordinal,
-                chunk_text: &chunk_text,
+                canonical_text: &canonical,
                 block_start_idx: to_u32(piece.blocks.0),
                 block_end_idx: to_u32(piece.blocks.1),
                 char_start,
@@ -83,7 +84,7 @@ pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Ch
                 ordinal,
                 granularity: ctx.profile.granularity,
                 chunk_type: piece.chunk_type,
-                content_hash: content_hash(&chunk_text, &piece.headings),
+                content_hash: content_hash(&canonical, &piece.headings),
                 headings_path: piece.headings,
                 chunk_path,
                 overlap_prefix_chars: to_u32(prefix.chars().count()),
@@ -121,7 +122,12 @@ fn to_u32(n: usize) -> u32 {
 /// starts with its heading gets the part of the breadcrumb its text does not
 /// already show; other prose gets the title when the title is not already the
 /// first heading. `always`: the full breadcrumb. `none`: nothing.
-fn embed_text(piece: &Piece, chunk_text: &str, token_count: usize, ctx: &BuildContext<'_>) -> String {
+fn embed_text(
+    piece: &Piece,
+    chunk_text: &str,
+    token_count: usize,
+    ctx: &BuildContext<'_>,
+) -> String {
     let title = ctx.title.as_deref().filter(|t| !t.is_empty());
     let title_is_first = title.is_some_and(|t| piece.headings.first().is_some_and(|h| h == t));
     let mut full: Vec<&str> = Vec::new();
@@ -130,7 +136,10 @@ fn embed_text(piece: &Piece, chunk_text: &str, token_count: usize, ctx: &BuildCo
     }
     full.extend(piece.headings.iter().map(String::as_str));
     let short = token_count < ctx.profile.min_tokens.max(64);
-    let contextless = matches!(piece.chunk_type, ChunkType::Table | ChunkType::Code | ChunkType::List);
+    let contextless = matches!(
+        piece.chunk_type,
+        ChunkType::Table | ChunkType::Code | ChunkType::List
+    );
     let crumb: Vec<&str> = match ctx.profile.breadcrumb {
         BreadcrumbMode::None => Vec::new(),
         BreadcrumbMode::Always => full,

@@ -30,12 +30,19 @@ pub(crate) fn add_overlap(pieces: &mut [Piece], tokens: &DocumentTokens<'_>, pro
         {
             continue;
         }
-        let Some(source) = prev.overlap_source else { continue };
+        let Some(source) = prev.overlap_source else {
+            continue;
+        };
         let source = source.max(prev.own.start);
-        let room = profile.hard_max_tokens.saturating_sub(tokens.count(cur.own.clone()) + 2);
+        let room = profile
+            .hard_max_tokens
+            .saturating_sub(tokens.count(cur.own.clone()) + 2);
         let start = match profile.overlap {
             Overlap::None => continue,
-            Overlap::Tokens { tokens: want, sentence_aligned } => {
+            Overlap::Tokens {
+                tokens: want,
+                sentence_aligned,
+            } => {
                 let budget = want.min(room);
                 if budget == 0 {
                     continue;
@@ -48,7 +55,8 @@ pub(crate) fn add_overlap(pieces: &mut [Piece], tokens: &DocumentTokens<'_>, pro
                         // last sentence if it is at most twice the budget and
                         // fits, else fall back to a word start.
                         None => {
-                            let wider = tokens.tail_start(source, prev.own.end, (2 * budget).min(room));
+                            let wider =
+                                tokens.tail_start(source, prev.own.end, (2 * budget).min(room));
                             first_sentence_start_at_or_after(text, source, wider, prev.own.end)
                                 .filter(|&s| s < p)
                                 .unwrap_or_else(|| word_start_at_or_after(text, p, prev.own.end))
@@ -60,7 +68,12 @@ pub(crate) fn add_overlap(pieces: &mut [Piece], tokens: &DocumentTokens<'_>, pro
             }
             Overlap::Sentences(n) => {
                 let starts = sentence_starts(text, source, prev.own.end);
-                let Some(&first) = starts.iter().rev().nth(n.saturating_sub(1)).or(starts.first()) else {
+                let Some(&first) = starts
+                    .iter()
+                    .rev()
+                    .nth(n.saturating_sub(1))
+                    .or(starts.first())
+                else {
                     continue;
                 };
                 // Drop leading sentences until it fits the hard max.
@@ -97,7 +110,9 @@ fn first_sentence_start_at_or_after(text: &str, from: usize, p: usize, to: usize
     while !text.is_char_boundary(w) {
         w += 1;
     }
-    sentence_starts(text, w, to).into_iter().find(|&s| s >= p && (s > w || w == from))
+    sentence_starts(text, w, to)
+        .into_iter()
+        .find(|&s| s >= p && (s > w || w == from))
 }
 
 fn word_start_at_or_after(text: &str, p: usize, to: usize) -> usize {

@@ -31,7 +31,12 @@ use crate::markdown::{Block, BlockKind};
 use crate::tokens::DocumentTokens;
 
 /// Plans the chunks of a document.
-pub(crate) fn pack(text: &str, blocks: &[Block], tokens: &DocumentTokens<'_>, profile: &Profile) -> Vec<Piece> {
+pub(crate) fn pack(
+    text: &str,
+    blocks: &[Block],
+    tokens: &DocumentTokens<'_>,
+    profile: &Profile,
+) -> Vec<Piece> {
     let mut p = Packer {
         blocks,
         tokens,
@@ -151,7 +156,11 @@ impl Packer<'_> {
                 p.last_block = idx;
             }
             None => {
-                self.pending = Some(Pending { range: block.range.clone(), first_block: idx, last_block: idx })
+                self.pending = Some(Pending {
+                    range: block.range.clone(),
+                    first_block: idx,
+                    last_block: idx,
+                })
             }
         }
         while self.stack.last().is_some_and(|(l, _)| *l >= level) {
@@ -165,7 +174,9 @@ impl Packer<'_> {
     fn flush_pending_alone(&mut self) {
         let Some(p) = self.pending.take() else { return };
         let headings = self.headings();
-        let units = self.split.prose_units(p.range.clone(), self.profile.hard_max_tokens, &[]);
+        let units = self
+            .split
+            .prose_units(p.range.clone(), self.profile.hard_max_tokens, &[]);
         for part in self.split.group(&units, None, self.profile.soft_max_tokens) {
             self.out.push(Piece {
                 chunk_type: ChunkType::Paragraph,
@@ -185,7 +196,10 @@ impl Packer<'_> {
     /// (and the blank line after them) are in front of it.
     fn budget_after_pending(&self) -> usize {
         match &self.pending {
-            Some(p) => self.profile.hard_max_tokens.saturating_sub(self.count(p.range.clone()) + 1),
+            Some(p) => self
+                .profile
+                .hard_max_tokens
+                .saturating_sub(self.count(p.range.clone()) + 1),
             None => self.profile.hard_max_tokens,
         }
     }
@@ -193,7 +207,9 @@ impl Packer<'_> {
     fn add_atomic(&mut self, idx: usize, block: &Block, chunk_type: ChunkType) {
         self.budget_for_parts();
         let pending = self.pending.take();
-        let start = pending.as_ref().map_or(block.range.start, |p| p.range.start);
+        let start = pending
+            .as_ref()
+            .map_or(block.range.start, |p| p.range.start);
         let first_block = pending.as_ref().map_or(idx, |p| p.first_block);
         let headings = self.headings();
         let base = Piece {
@@ -211,7 +227,11 @@ impl Packer<'_> {
             self.out.push(base);
             return;
         }
-        let ordinal = if chunk_type == ChunkType::Table { self.tables } else { self.codes };
+        let ordinal = if chunk_type == ChunkType::Table {
+            self.tables
+        } else {
+            self.codes
+        };
         let limit = self.profile.soft_max_tokens;
         let pieces = match chunk_type {
             ChunkType::Table => self.split.table(block.range.clone(), start, limit, ordinal),
@@ -223,7 +243,11 @@ impl Packer<'_> {
                 own: part.own,
                 prefix: part.prefix.map_or(Prefix::None, Prefix::Text),
                 suffix: part.suffix,
-                blocks: if i == 0 { (first_block, idx) } else { (idx, idx) },
+                blocks: if i == 0 {
+                    (first_block, idx)
+                } else {
+                    (idx, idx)
+                },
                 headings: base.headings.clone(),
                 detail: Some(part.detail),
                 starts_with_heading: i == 0 && base.starts_with_heading,
@@ -235,7 +259,9 @@ impl Packer<'_> {
     fn add_list(&mut self, idx: usize, block: &Block) {
         if let Some(open) = &self.open {
             let joined = self.count(open.start..block.range.end);
-            if open.list_open || open.tokens >= self.profile.target_tokens || joined > self.profile.soft_max_tokens
+            if open.list_open
+                || open.tokens >= self.profile.target_tokens
+                || joined > self.profile.soft_max_tokens
             {
                 self.close();
             }
@@ -251,7 +277,9 @@ impl Packer<'_> {
         // Oversized: split between top-level items, each piece its own chunk.
         self.close();
         let pending = self.pending.take();
-        let start = pending.as_ref().map_or(block.range.start, |p| p.range.start);
+        let start = pending
+            .as_ref()
+            .map_or(block.range.start, |p| p.range.start);
         let first_block = pending.as_ref().map_or(idx, |p| p.first_block);
         let headings = self.headings();
         let limit = self.profile.soft_max_tokens;
@@ -272,7 +300,11 @@ impl Packer<'_> {
                 own,
                 prefix: Prefix::None,
                 suffix: String::new(),
-                blocks: if i == 0 { (first_block, idx) } else { (idx, idx) },
+                blocks: if i == 0 {
+                    (first_block, idx)
+                } else {
+                    (idx, idx)
+                },
                 headings: headings.clone(),
                 detail: Some(format!("list[{}] part {}/{}", self.lists, i + 1, total)),
                 starts_with_heading: i == 0 && pending.is_some(),
@@ -306,7 +338,11 @@ impl Packer<'_> {
         }
         let start = self.chunk_start(range.start);
         let joined = self.count(start..range.end);
-        let limit = if self.open.is_some() { self.profile.soft_max_tokens } else { self.profile.hard_max_tokens };
+        let limit = if self.open.is_some() {
+            self.profile.soft_max_tokens
+        } else {
+            self.profile.hard_max_tokens
+        };
         if joined <= limit {
             self.append(idx, range, kind);
             return;
@@ -319,8 +355,10 @@ impl Packer<'_> {
         // Split at sentences (token windows for overlong sentences) and pack
         // the parts like blocks.
         let budget = self.budget_for_parts();
-        let mut queue: std::collections::VecDeque<Range<usize>> =
-            self.split.prose_units(range, budget, &self.blocks[idx].nested_code).into();
+        let mut queue: std::collections::VecDeque<Range<usize>> = self
+            .split
+            .prose_units(range, budget, &self.blocks[idx].nested_code)
+            .into();
         while let Some(unit) = queue.pop_front() {
             if let Some(open) = &self.open {
                 if self.count(open.start..unit.end) > self.profile.soft_max_tokens {
@@ -328,7 +366,9 @@ impl Packer<'_> {
                     // the unit (a token window) rather than leave a stub.
                     if open.tokens < self.profile.min_tokens {
                         let soft = self.profile.soft_max_tokens;
-                        if let (head, Some(rest)) = self.split.fit_within(open.start, unit.clone(), soft) {
+                        if let (head, Some(rest)) =
+                            self.split.fit_within(open.start, unit.clone(), soft)
+                        {
                             self.append(idx, head, kind);
                             self.close();
                             queue.push_front(rest);
@@ -413,7 +453,9 @@ fn cover(text: &str, list: &Range<usize>, items: &[Range<usize>]) -> Vec<Range<u
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let start = if i == 0 { list.start } else { item.start };
-        let end = items.get(i + 1).map_or(list.end, |next| next.start.max(item.end));
+        let end = items
+            .get(i + 1)
+            .map_or(list.end, |next| next.start.max(item.end));
         let end = start + text[start..end].trim_end().len();
         out.push(start..end);
     }

@@ -47,7 +47,11 @@ struct Numbered {
 
 impl<'a> Splitter<'a> {
     pub fn new(text: &'a str, tokens: &'a DocumentTokens<'a>, hard_max: usize) -> Self {
-        Self { text, tokens, hard_max }
+        Self {
+            text,
+            tokens,
+            hard_max,
+        }
     }
 
     /// The document being split.
@@ -68,10 +72,18 @@ impl<'a> Splitter<'a> {
     /// into token windows. The `atomic` ranges (code blocks nested in the
     /// prose, sorted) are kept whole, or cut between lines if one alone is
     /// over the budget. Units are trimmed and in order.
-    pub fn prose_units(&self, range: Range<usize>, budget: usize, atomic: &[Range<usize>]) -> Vec<Range<usize>> {
+    pub fn prose_units(
+        &self,
+        range: Range<usize>,
+        budget: usize,
+        atomic: &[Range<usize>],
+    ) -> Vec<Range<usize>> {
         let mut units = Vec::new();
         let mut pos = range.start;
-        for a in atomic.iter().filter(|a| a.start >= range.start && a.end <= range.end) {
+        for a in atomic
+            .iter()
+            .filter(|a| a.start >= range.start && a.end <= range.end)
+        {
             if a.start < pos {
                 continue;
             }
@@ -135,7 +147,12 @@ impl<'a> Splitter<'a> {
     /// Groups consecutive units greedily into spans of at most `limit`
     /// tokens (a unit alone may be larger, up to the hard max). The first
     /// span starts at `first_start` when given (pending headings).
-    pub fn group(&self, units: &[Range<usize>], first_start: Option<usize>, limit: usize) -> Vec<Range<usize>> {
+    pub fn group(
+        &self,
+        units: &[Range<usize>],
+        first_start: Option<usize>,
+        limit: usize,
+    ) -> Vec<Range<usize>> {
         let mut out: Vec<Range<usize>> = Vec::new();
         let mut cur: Option<Range<usize>> = None;
         let mut queue: std::collections::VecDeque<Range<usize>> = units.iter().cloned().collect();
@@ -174,19 +191,38 @@ impl<'a> Splitter<'a> {
 
     /// Like [`Splitter::fit`] with `max` in place of the hard max. Returns
     /// the unit whole (and no rest) when nothing of it fits.
-    pub fn fit_within(&self, start: usize, unit: Range<usize>, max: usize) -> (Range<usize>, Option<Range<usize>>) {
+    pub fn fit_within(
+        &self,
+        start: usize,
+        unit: Range<usize>,
+        max: usize,
+    ) -> (Range<usize>, Option<Range<usize>>) {
         if self.count(start..unit.end) <= max {
             return (unit, None);
         }
-        let lead = if start < unit.start { self.count(start..unit.start) } else { 0 };
+        let lead = if start < unit.start {
+            self.count(start..unit.start)
+        } else {
+            0
+        };
         if lead + 4 >= max {
             return (unit, None);
         }
         // Two tokens of slack for the junction between lead-in and unit.
         let room = max.saturating_sub(lead + 2).max(1);
-        let mut cut = self.tokens.cut_points(unit.clone(), room).first().copied().unwrap_or(unit.end);
+        let mut cut = self
+            .tokens
+            .cut_points(unit.clone(), room)
+            .first()
+            .copied()
+            .unwrap_or(unit.end);
         while cut > unit.start && self.count(start..cut) > max {
-            cut = self.tokens.cut_points(unit.start..cut, room.saturating_sub(4).max(1)).first().copied().unwrap_or(unit.start);
+            cut = self
+                .tokens
+                .cut_points(unit.start..cut, room.saturating_sub(4).max(1))
+                .first()
+                .copied()
+                .unwrap_or(unit.start);
         }
         let head = self.trim(unit.start..cut);
         let rest = self.trim(cut..unit.end);
@@ -210,7 +246,13 @@ impl<'a> Splitter<'a> {
     /// Splits an oversized table between rows; every piece after the first
     /// repeats the header and delimiter rows. A row over the budget is cut
     /// into token windows, each under the header.
-    pub fn table(&self, range: Range<usize>, start: usize, limit: usize, ordinal: usize) -> Vec<Part> {
+    pub fn table(
+        &self,
+        range: Range<usize>,
+        start: usize,
+        limit: usize,
+        ordinal: usize,
+    ) -> Vec<Part> {
         let lines = self.lines(range.clone());
         let header = match lines.as_slice() {
             [h, d, _, ..] => h.start..d.end,
@@ -221,7 +263,11 @@ impl<'a> Splitter<'a> {
         if h > limit / 2 {
             return self.degrade(start..range.end, ordinal, "table");
         }
-        let row_budget = self.hard_max.saturating_sub(h + 2).min(limit.saturating_sub(h)).max(1);
+        let row_budget = self
+            .hard_max
+            .saturating_sub(h + 2)
+            .min(limit.saturating_sub(h))
+            .max(1);
         let mut units = Vec::new();
         for (i, row) in lines[2..].iter().enumerate() {
             self.numbered(row.clone(), i + 1, row_budget, &mut units);
@@ -242,7 +288,13 @@ impl<'a> Splitter<'a> {
     /// Splits an oversized code block between lines; every piece is
     /// re-fenced (opening fence repeated in front, closing fence added at the
     /// end) so it stays valid Markdown. Indented code needs no fences.
-    pub fn code(&self, range: Range<usize>, start: usize, limit: usize, ordinal: usize) -> Vec<Part> {
+    pub fn code(
+        &self,
+        range: Range<usize>,
+        start: usize,
+        limit: usize,
+        ordinal: usize,
+    ) -> Vec<Part> {
         let lines = self.lines(range.clone());
         let first_line = &self.text[lines[0].clone()];
         let fence = fence_of(first_line);
@@ -253,12 +305,22 @@ impl<'a> Splitter<'a> {
                 let body_end = if closed { lines.len() - 1 } else { lines.len() };
                 let indent: String = first_line.chars().take_while(|c| *c == ' ').collect();
                 let fence_str = format!("{indent}{}", (ch as char).to_string().repeat(len));
-                (&lines[1..body_end], Some(format!("{first_line}\n")), format!("\n{fence_str}"), closed)
+                (
+                    &lines[1..body_end],
+                    Some(format!("{first_line}\n")),
+                    format!("\n{fence_str}"),
+                    closed,
+                )
             }
             None => (&lines[..], None, String::new(), true),
         };
-        let overhead = reopen.as_deref().map_or(0, |r| self.count_text(r)) + self.count_text(&close);
-        let line_budget = self.hard_max.saturating_sub(overhead + 2).min(limit.saturating_sub(overhead)).max(1);
+        let overhead =
+            reopen.as_deref().map_or(0, |r| self.count_text(r)) + self.count_text(&close);
+        let line_budget = self
+            .hard_max
+            .saturating_sub(overhead + 2)
+            .min(limit.saturating_sub(overhead))
+            .max(1);
         let mut units = Vec::new();
         for (i, line) in body.iter().enumerate() {
             if !self.text[line.clone()].trim().is_empty() {
@@ -280,7 +342,11 @@ impl<'a> Splitter<'a> {
             .map(|(i, (own, first, last, is_first))| Part {
                 own,
                 prefix: if is_first { None } else { reopen.clone() },
-                suffix: if i + 1 < n || !closed { close.clone() } else { String::new() },
+                suffix: if i + 1 < n || !closed {
+                    close.clone()
+                } else {
+                    String::new()
+                },
                 detail: format!("code[{ordinal}] lines {first}-{last}"),
                 chunk_type: None,
             })
@@ -320,7 +386,11 @@ impl<'a> Splitter<'a> {
         let mut i = 0;
         while i < units.len() {
             let is_first = out.is_empty();
-            let own_start = if is_first { start } else { units[i].range.start };
+            let own_start = if is_first {
+                start
+            } else {
+                units[i].range.start
+            };
             let extra = if is_first { suf } else { pre + suf };
             let mut j = i + 1;
             while j < units.len() && self.count(own_start..units[j].range.end) + extra <= limit {

@@ -12,7 +12,7 @@ use pulldown_cmark::{Event, Parser, Tag};
 use crate::chunk::profile::Profile;
 use crate::chunk::record::{Chunk, ChunkType};
 use crate::error::ChunkError;
-use crate::ids::{chunk_id, unclosed_fence, IdInput};
+use crate::ids::{canonical_text, chunk_id, unclosed_fence, IdInput};
 use crate::markdown::{parse_blocks, Block, BlockKind, CharIndex};
 use crate::normalize::{parser_options, NormalizedDocument};
 
@@ -21,7 +21,11 @@ use crate::normalize::{parser_options, NormalizedDocument};
 const MAX_REPORTED: usize = 20;
 
 /// Checks `chunks` against the SPEC 3.6 checklist.
-pub fn validate(doc: &NormalizedDocument, chunks: &[Chunk], profile: &Profile) -> Result<(), ChunkError> {
+pub fn validate(
+    doc: &NormalizedDocument,
+    chunks: &[Chunk],
+    profile: &Profile,
+) -> Result<(), ChunkError> {
     let text = doc.text.as_str();
     let blocks = parse_blocks(text);
     let mut v = Violations::default();
@@ -29,12 +33,19 @@ pub fn validate(doc: &NormalizedDocument, chunks: &[Chunk], profile: &Profile) -
     let mut seen_ids = std::collections::HashSet::new();
 
     for (i, c) in chunks.iter().enumerate() {
+        let canonical = canonical_text(&c.chunk_text);
         let at = format!("chunk {i} ({}..{})", c.byte_start, c.byte_end);
         if c.ordinal as usize != i {
-            v.push(format!("{at}: ordinal {} where {i} was expected", c.ordinal));
+            v.push(format!(
+                "{at}: ordinal {} where {i} was expected",
+                c.ordinal
+            ));
         }
         if c.token_count as usize > profile.hard_max_tokens {
-            v.push(format!("{at}: {} tokens, over the hard max {}", c.token_count, profile.hard_max_tokens));
+            v.push(format!(
+                "{at}: {} tokens, over the hard max {}",
+                c.token_count, profile.hard_max_tokens
+            ));
         }
         if c.chunk_text.trim().is_empty() {
             v.push(format!("{at}: empty chunk text"));
@@ -42,7 +53,10 @@ pub fn validate(doc: &NormalizedDocument, chunks: &[Chunk], profile: &Profile) -
         check_span(text, c, &chars, &at, &mut v);
         if let Some(prev) = i.checked_sub(1).and_then(|p| chunks.get(p)) {
             if prev.byte_end > c.byte_start {
-                v.push(format!("{at}: own span overlaps or precedes chunk {}", i - 1));
+                v.push(format!(
+                    "{at}: own span overlaps or precedes chunk {}",
+                    i - 1
+                ));
             }
         }
         if !seen_ids.insert(c.chunk_id.as_str()) {
@@ -55,7 +69,7 @@ pub fn validate(doc: &NormalizedDocument, chunks: &[Chunk], profile: &Profile) -
                 document_id: &c.document_id,
                 source_version_id: &c.source_version_id,
                 ordinal: c.ordinal,
-                chunk_text: &c.chunk_text,
+                canonical_text: &canonical,
                 block_start_idx: c.block_start_idx,
                 block_end_idx: c.block_end_idx,
                 char_start: c.char_start,
@@ -91,7 +105,9 @@ impl Violations {
         if self.lines.is_empty() {
             Ok(())
         } else {
-            Err(ChunkError::Validation { violations: self.lines })
+            Err(ChunkError::Validation {
+                violations: self.lines,
+            })
         }
     }
 }
@@ -107,25 +123,45 @@ fn check_span(text: &str, c: &Chunk, chars: &CharIndex<'_>, at: &str, v: &mut Vi
     if chars.char_offset(bs) != c.char_start || chars.char_offset(be) != c.char_end {
         v.push(format!("{at}: char offsets disagree with byte offsets"));
     }
-    let prefix_len: usize =
-        c.chunk_text.chars().take(c.overlap_prefix_chars as usize).map(char::len_utf8).sum();
-    let suffix_len: usize =
-        c.chunk_text.chars().rev().take(c.closing_suffix_chars as usize).map(char::len_utf8).sum();
-    let own = c.chunk_text.get(prefix_len..c.chunk_text.len().saturating_sub(suffix_len));
+    let prefix_len: usize = c
+        .chunk_text
+        .chars()
+        .take(c.overlap_prefix_chars as usize)
+        .map(char::len_utf8)
+        .sum();
+    let suffix_len: usize = c
+        .chunk_text
+        .chars()
+        .rev()
+        .take(c.closing_suffix_chars as usize)
+        .map(char::len_utf8)
+        .sum();
+    let own = c
+        .chunk_text
+        .get(prefix_len..c.chunk_text.len().saturating_sub(suffix_len));
     if own != Some(&text[bs..be]) {
-        v.push(format!("{at}: chunk text is not prefix + own span + suffix"));
+        v.push(format!(
+            "{at}: chunk text is not prefix + own span + suffix"
+        ));
     }
     let prefix = &c.chunk_text[..prefix_len.min(c.chunk_text.len())];
     let suffix = &c.chunk_text[c.chunk_text.len().saturating_sub(suffix_len)..];
-    if suffix_len > 0 && !(suffix.starts_with('\n') && suffix.trim().bytes().all(|b| b == b'`' || b == b'~')) {
+    if suffix_len > 0
+        && !(suffix.starts_with('\n') && suffix.trim().bytes().all(|b| b == b'`' || b == b'~'))
+    {
         v.push(format!("{at}: closing suffix is not a closing code fence"));
     }
     match c.chunk_type {
-        ChunkType::List | ChunkType::Quote if prefix_len > 0 => {
-            v.push(format!("{at}: {} chunk carries a prefix", c.chunk_type.as_str()))
-        }
-        ChunkType::Paragraph | ChunkType::Mixed if prefix_len > 0 && !text[..bs].ends_with(prefix) => {
-            v.push(format!("{at}: overlap prefix is not the text before the own span"))
+        ChunkType::List | ChunkType::Quote if prefix_len > 0 => v.push(format!(
+            "{at}: {} chunk carries a prefix",
+            c.chunk_type.as_str()
+        )),
+        ChunkType::Paragraph | ChunkType::Mixed
+            if prefix_len > 0 && !text[..bs].ends_with(prefix) =>
+        {
+            v.push(format!(
+                "{at}: overlap prefix is not the text before the own span"
+            ))
         }
         _ => {}
     }
@@ -158,19 +194,29 @@ fn check_markdown(c: &Chunk, at: &str, v: &mut Violations) {
         }
     }
     if !(table_seen && only_headings_before) {
-        v.push(format!("{at}: table chunk does not start with its header row"));
+        v.push(format!(
+            "{at}: table chunk does not start with its header row"
+        ));
     }
 }
 
 /// A chunk whose first content comes after a heading has a headings path.
 fn check_heading_path(blocks: &[Block], c: &Chunk, at: &str, v: &mut Violations) {
     let start = c.byte_start as usize;
-    let first_content =
-        blocks.iter().find(|b| b.range.end > start && b.kind.is_content()).map_or(start, |b| b.range.start);
-    let under_heading =
-        blocks.iter().take_while(|b| b.range.start < first_content).any(|b| matches!(b.kind, BlockKind::Heading { .. }));
-    let mut inside = blocks.iter().filter(|b| b.range.start >= start && b.range.end <= c.byte_end as usize).peekable();
-    let only_headings = inside.peek().is_some() && inside.all(|b| matches!(b.kind, BlockKind::Heading { .. }));
+    let first_content = blocks
+        .iter()
+        .find(|b| b.range.end > start && b.kind.is_content())
+        .map_or(start, |b| b.range.start);
+    let under_heading = blocks
+        .iter()
+        .take_while(|b| b.range.start < first_content)
+        .any(|b| matches!(b.kind, BlockKind::Heading { .. }));
+    let mut inside = blocks
+        .iter()
+        .filter(|b| b.range.start >= start && b.range.end <= c.byte_end as usize)
+        .peekable();
+    let only_headings =
+        inside.peek().is_some() && inside.all(|b| matches!(b.kind, BlockKind::Heading { .. }));
     if (under_heading || only_headings) && c.headings_path.is_empty() {
         v.push(format!("{at}: under a heading but headings_path is empty"));
     }
@@ -181,7 +227,15 @@ fn check_heading_path(blocks: &[Block], c: &Chunk, at: &str, v: &mut Violations)
 /// cut short by a boundary SPEC 3.3 makes mandatory (the next chunk is a
 /// table, list or code; the chunk ends with a list, whose exit starts a new
 /// chunk; a thematic break lies between them).
-fn check_min(text: &str, blocks: &[Block], chunks: &[Chunk], i: usize, profile: &Profile, at: &str, v: &mut Violations) {
+fn check_min(
+    text: &str,
+    blocks: &[Block],
+    chunks: &[Chunk],
+    i: usize,
+    profile: &Profile,
+    at: &str,
+    v: &mut Violations,
+) {
     let c = &chunks[i];
     if (c.token_count as usize) >= profile.min_tokens || chunks.len() == 1 {
         return;
@@ -189,10 +243,17 @@ fn check_min(text: &str, blocks: &[Block], chunks: &[Chunk], i: usize, profile: 
     if !matches!(c.chunk_type, ChunkType::Paragraph | ChunkType::Mixed) {
         return;
     }
-    let Some(next) = chunks.get(i + 1) else { return };
-    let next_structural = matches!(next.chunk_type, ChunkType::Table | ChunkType::Code | ChunkType::List);
+    let Some(next) = chunks.get(i + 1) else {
+        return;
+    };
+    let next_structural = matches!(
+        next.chunk_type,
+        ChunkType::Table | ChunkType::Code | ChunkType::List
+    );
     let new_section = next.headings_path != c.headings_path || starts_with_heading(next);
-    let gap = text.get(c.byte_end as usize..next.byte_start as usize).unwrap_or("");
+    let gap = text
+        .get(c.byte_end as usize..next.byte_start as usize)
+        .unwrap_or("");
     let broken_by_rule = !gap.trim().is_empty();
     let end = c.byte_end as usize;
     let ends_with_list = blocks
@@ -208,15 +269,25 @@ fn check_min(text: &str, blocks: &[Block], chunks: &[Chunk], i: usize, profile: 
 }
 
 fn starts_with_heading(c: &Chunk) -> bool {
-    let own = c.chunk_text.chars().skip(c.overlap_prefix_chars as usize).collect::<String>();
+    let own = c
+        .chunk_text
+        .chars()
+        .skip(c.overlap_prefix_chars as usize)
+        .collect::<String>();
     let t = own.trim_start();
-    t.starts_with('#') || t.lines().nth(1).is_some_and(|l| l.trim_start().starts_with(['=', '-']))
+    t.starts_with('#')
+        || t.lines()
+            .nth(1)
+            .is_some_and(|l| l.trim_start().starts_with(['=', '-']))
 }
 
 /// Every non-whitespace character outside thematic breaks and front matter
 /// lies in some chunk's own span.
 fn check_nothing_lost(text: &str, blocks: &[Block], chunks: &[Chunk], v: &mut Violations) {
-    let mut spans: Vec<(usize, usize)> = chunks.iter().map(|c| (c.byte_start as usize, c.byte_end as usize)).collect();
+    let mut spans: Vec<(usize, usize)> = chunks
+        .iter()
+        .map(|c| (c.byte_start as usize, c.byte_end as usize))
+        .collect();
     spans.extend(
         blocks
             .iter()
@@ -235,7 +306,10 @@ fn check_nothing_lost(text: &str, blocks: &[Block], chunks: &[Chunk], v: &mut Vi
         }
         covered = covered.max(e);
     }
-    if let Some(off) = text.get(covered..).and_then(|g| g.find(|c: char| !c.is_whitespace())) {
+    if let Some(off) = text
+        .get(covered..)
+        .and_then(|g| g.find(|c: char| !c.is_whitespace()))
+    {
         v.push(format!("text lost: byte {} is in no chunk", covered + off));
     }
 }

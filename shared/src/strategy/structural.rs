@@ -62,3 +62,227 @@ impl Chunker for Structural {
         Ok(build_chunks(pieces, &ctx))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Behaviour of the packing rules, each observable with a small profile.
+    #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
+
+    use super::*;
+    use crate::chunk::record::ChunkType;
+    use crate::normalize::normalize;
+    use crate::strategy::{chunk_document, Registry};
+
+    fn profile(target: usize, soft: usize, hard: usize, min: usize, overlap: &str) -> Profile {
+        Profile::from_toml(&format!(
+            r#"name = "test"
+strategy = "structural"
+tokenizer = "cl100k_base"
+granularity = "section"
+target_tokens = {target}
+soft_max_tokens = {soft}
+hard_max_tokens = {hard}
+min_tokens = {min}
+overlap = {overlap}
+id_formula = "seed000"
+breadcrumb_mode = "conditional""#
+        ))
+        .unwrap()
+    }
+
+    fn chunks(md: &str, p: &Profile) -> Vec<Chunk> {
+        let doc = normalize(md.as_bytes()).unwrap();
+        let meta = DocumentMeta {
+            tenant_id: "t".into(),
+            document_id: "d".into(),
+            source_version_id: "v".into(),
+            ..DocumentMeta::default()
+        };
+        chunk_document(&Registry::builtin(), &doc, &meta, p)
+            .unwrap()
+            .chunks
+    }
+
+    fn no_overlap() -> Profile {
+        profile(40, 60, 80, 0, "{}")
+    }
+
+    fn sentences(n: usize, word: &str) -> String {
+        (0..n)
+            .map(|i| format!("The {word} number {i} is here. "))
+            .collect()
+    }
+
+    #[test]
+    fn a_heading_travels_with_the_next_chunk_and_never_alone() {
+        let c = chunks(
+            "# A\n\n## B\n\nText under B.\n\n## C\n\nText under C.\n",
+            &no_overlap(),
+        );
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].chunk_text, "# A\n\n## B\n\nText under B.");
+        assert_eq!(c[0].headings_path, ["A", "B"]);
+        assert_eq!(c[1].chunk_text, "## C\n\nText under C.");
+        assert_eq!(c[1].headings_path, ["A", "C"]);
+    }
+
+    #[test]
+    fn tables_and_code_never_share_a_chunk() {
+        let md = "Intro text.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nMiddle.\n\n```\ncode\n```\n\nOutro.\n";
+        let types: Vec<_> = chunks(md, &no_overlap())
+            .iter()
+            .map(|c| c.chunk_type)
+            .collect();
+        use ChunkType::*;
+        assert_eq!(types, [Paragraph, Table, Paragraph, Code, Paragraph]);
+    }
+
+    #[test]
+    fn a_short_list_after_prose_merges_and_the_list_exit_starts_a_new_chunk() {
+        let md = "Steps:\n\n- one\n- two\n\nAfter the list.\n\n1. first\n\n* bullet\n";
+        let c = chunks(md, &no_overlap());
+        let types: Vec<_> = c.iter().map(|c| c.chunk_type).collect();
+        assert_eq!(types, [ChunkType::Mixed, ChunkType::Mixed, ChunkType::List]);
+        assert!(c[0].chunk_text.ends_with("- two"));
+        assert_eq!(c[1].chunk_text, "After the list.\n\n1. first");
+    }
+
+    #[test]
+    fn an_oversized_table_repeats_its_header_in_every_piece() {
+        let rows: String = (0..60)
+            .map(|i| format!("| row {i} | value {i} |\n"))
+            .collect();
+        let md = format!("# T\n\n| key | value |\n|-----|-------|\n{rows}");
+        let c = chunks(&md, &no_overlap());
+        assert!(c.len() > 3, "{}", c.len());
+        for (i, ch) in c.iter().enumerate() {
+            assert_eq!(ch.chunk_type, ChunkType::Table);
+            assert!(ch.token_count <= 80);
+            let body = if i == 0 {
+                ch.chunk_text.strip_prefix("# T\n\n").unwrap()
+            } else {
+                &ch.chunk_text
+            };
+            assert!(
+                body.starts_with("| key | value |\n|-----|-------|\n| row"),
+                "{body}"
+            );
+            if i > 0 {
+                assert_eq!(
+                    ch.overlap_prefix_chars as usize,
+                    "| key | value |\n|-----|-------|\n".len()
+                );
+                assert!(
+                    ch.chunk_path.starts_with("T / table[1] rows "),
+                    "{}",
+                    ch.chunk_path
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_oversized_code_block_is_split_between_lines_and_re_fenced() {
+        let body: String = (0..80).map(|i| format!("let x{i} = {i};\n")).collect();
+        let md = format!("```rust\n{body}```\n");
+        let c = chunks(&md, &no_overlap());
+        assert!(c.len() > 3);
+        for (i, ch) in c.iter().enumerate() {
+            assert_eq!(ch.chunk_type, ChunkType::Code);
+            assert!(ch.chunk_text.starts_with("```rust\n"), "{}", ch.chunk_text);
+            assert!(ch.chunk_text.ends_with("\n```"), "{}", ch.chunk_text);
+            let reopened = if i == 0 { 0 } else { "```rust\n".len() as u32 };
+            assert_eq!(ch.overlap_prefix_chars, reopened);
+            let closed = if i + 1 == c.len() { 0 } else { 4 };
+            assert_eq!(ch.closing_suffix_chars, closed);
+        }
+    }
+
+    #[test]
+    fn an_oversized_list_splits_between_top_level_items_keeping_nested_items() {
+        let items: String = (0..30)
+            .map(|i| format!("- item {i} with some words\n  - nested {i}\n"))
+            .collect();
+        let c = chunks(&items, &no_overlap());
+        assert!(c.len() > 2);
+        for ch in &c {
+            assert_eq!(ch.chunk_type, ChunkType::List);
+            assert!(ch.chunk_text.starts_with("- item"), "{}", ch.chunk_text);
+            assert!(ch
+                .chunk_text
+                .trim_end()
+                .lines()
+                .last()
+                .unwrap()
+                .starts_with("  - nested"));
+            assert_eq!(ch.overlap_prefix_chars, 0);
+        }
+    }
+
+    #[test]
+    fn long_prose_splits_at_sentences_and_overlaps_at_a_sentence_start() {
+        let p = profile(40, 60, 80, 0, "{ tokens = 12, sentence_aligned = true }");
+        let c = chunks(&sentences(40, "sentence"), &p);
+        assert!(c.len() > 3);
+        for (i, ch) in c.iter().enumerate() {
+            assert!(ch.token_count <= 80);
+            assert!(
+                ch.chunk_text.starts_with("The sentence number"),
+                "{}",
+                ch.chunk_text
+            );
+            assert_eq!(ch.overlap_prefix_chars > 0, i > 0);
+        }
+    }
+
+    #[test]
+    fn overlap_never_crosses_a_heading() {
+        let p = profile(40, 60, 80, 0, "{ tokens = 12, sentence_aligned = true }");
+        let md = format!(
+            "# One\n\n{}\n\n# Two\n\n{}",
+            sentences(3, "a"),
+            sentences(3, "b")
+        );
+        let c = chunks(&md, &p);
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[1].overlap_prefix_chars, 0);
+    }
+
+    #[test]
+    fn a_sentence_without_punctuation_splits_into_token_windows() {
+        let words = "word ".repeat(400);
+        let c = chunks(&words, &no_overlap());
+        assert!(c.len() >= 5);
+        assert!(c
+            .iter()
+            .all(|ch| ch.token_count <= 80 && ch.token_count >= 20));
+    }
+
+    #[test]
+    fn a_small_chunk_fills_up_from_a_long_next_paragraph() {
+        // Without filling, "Short." would stand alone before a long paragraph.
+        let md = format!("Short.\n\n{}", sentences(12, "long"));
+        let c = chunks(&md, &no_overlap());
+        assert!(
+            c[0].token_count >= 30,
+            "first chunk has {} tokens",
+            c[0].token_count
+        );
+    }
+
+    #[test]
+    fn thematic_breaks_and_front_matter_are_not_content() {
+        let c = chunks(
+            "---\ntitle: x\n---\nBefore.\n\n***\n\nAfter.\n",
+            &no_overlap(),
+        );
+        let texts: Vec<_> = c.iter().map(|c| c.chunk_text.as_str()).collect();
+        assert_eq!(texts, ["Before.", "After."]);
+    }
+
+    #[test]
+    fn empty_and_whitespace_documents_give_no_chunks() {
+        assert!(chunks("", &no_overlap()).is_empty());
+        assert!(chunks(" \n\n\t\n", &no_overlap()).is_empty());
+    }
+}
