@@ -27,12 +27,7 @@ pub fn canonical_text(text: &str) -> String {
                     out.push_str(line);
                     fence = Some(open);
                 } else {
-                    for word in line.split_whitespace() {
-                        if !prose.is_empty() {
-                            prose.push(' ');
-                        }
-                        prose.push_str(word);
-                    }
+                    push_words(line, &mut prose);
                 }
             }
             Some((ch, len)) => {
@@ -51,6 +46,46 @@ pub fn canonical_text(text: &str) -> String {
     } else {
         trimmed.to_owned()
     }
+}
+
+/// Appends the whitespace-separated words of `line` to `prose`, one space
+/// between words: `split_whitespace` semantics (Unicode White_Space), with
+/// an ASCII fast path, since this runs over every byte of every chunk.
+fn push_words(line: &str, prose: &mut String) {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    let mut word_start: Option<usize> = None;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (is_space, len) = if b < 0x80 {
+            (
+                matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r'),
+                1,
+            )
+        } else {
+            let c = line[i..].chars().next().unwrap_or(' ');
+            (c.is_whitespace(), c.len_utf8())
+        };
+        match (is_space, word_start) {
+            (true, Some(s)) => {
+                push_word(&line[s..i], prose);
+                word_start = None;
+            }
+            (false, None) => word_start = Some(i),
+            _ => {}
+        }
+        i += len;
+    }
+    if let Some(s) = word_start {
+        push_word(&line[s..], prose);
+    }
+}
+
+fn push_word(word: &str, prose: &mut String) {
+    if !prose.is_empty() {
+        prose.push(' ');
+    }
+    prose.push_str(word);
 }
 
 fn separate(out: &mut String) {
@@ -206,6 +241,15 @@ mod tests {
         assert_eq!(
             canonical_text(text),
             "Intro text more\n```rust\nlet  x = 1;\n\n```\n| a | b |\n~~~\nraw"
+        );
+    }
+
+    #[test]
+    fn canonical_prose_collapses_unicode_whitespace_like_split_whitespace() {
+        let line = "a\u{a0}b \u{2003}\u{3000}c\td\u{85}e  é\u{200b}f ";
+        assert_eq!(
+            canonical_text(line),
+            line.split_whitespace().collect::<Vec<_>>().join(" ")
         );
     }
 

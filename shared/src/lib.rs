@@ -21,6 +21,7 @@ pub mod chunk;
 pub mod contract;
 pub mod error;
 pub mod ids;
+pub mod links;
 pub mod markdown;
 pub mod normalize;
 pub mod sentence;

@@ -62,24 +62,70 @@ fn unify_line_endings(text: &str) -> String {
 /// same structure.
 pub(crate) fn parser_options() -> Options {
     Options::ENABLE_TABLES
-        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
-        | Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_HEADING_ATTRIBUTES
 }
 
+/// The length of the YAML (`---`) or TOML (`+++`) front matter at the very
+/// start of `text`, 0 if there is none. Only the start counts: pulldown-cmark
+/// would also read a `---`/text/`---` stretch in the middle of a document as
+/// a metadata block, and that text is content.
+pub(crate) fn front_matter_len(text: &str) -> usize {
+    let (fence, closers): (&str, &[&str]) = if text.starts_with("---\n") {
+        ("---", &["---", "..."])
+    } else if text.starts_with("+++\n") {
+        ("+++", &["+++"])
+    } else {
+        return 0;
+    };
+    let mut lines = text[fence.len() + 1..].split_inclusive('\n');
+    // The first line must look like a key (`title: x`, `title = "x"`), so a
+    // thematic break that opens a document is not taken for front matter.
+    let first = lines.next().unwrap_or("");
+    let key_len = first
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
+        .count();
+    let after_key = first[key_len..].trim_start_matches(' ');
+    if key_len == 0
+        || !(after_key.starts_with(':') || (fence == "+++" && after_key.starts_with('=')))
+    {
+        return 0;
+    }
+    let mut end = fence.len() + 1 + first.len();
+    for line in lines {
+        end += line.len();
+        if closers.contains(&line.trim_end()) {
+            return end;
+        }
+    }
+    0
+}
+
+/// The document's Markdown events with byte ranges into `text`, front matter
+/// excluded (it is not Markdown); returns the front matter's length too.
+pub(crate) fn body_events(text: &str) -> (usize, impl Iterator<Item = (Event<'_>, Range<usize>)>) {
+    let fm = front_matter_len(text);
+    let events = Parser::new_ext(&text[fm..], parser_options())
+        .into_offset_iter()
+        .map(move |(e, r)| (e, r.start + fm..r.end + fm));
+    (fm, events)
+}
+
 /// Byte ranges whose lines are kept verbatim: code blocks, tables, HTML
 /// blocks, front matter.
 fn protected_ranges(text: &str) -> Vec<Range<usize>> {
     let mut out: Vec<Range<usize>> = Vec::new();
-    for (event, range) in Parser::new_ext(text, parser_options()).into_offset_iter() {
+    let (fm, events) = body_events(text);
+    if fm > 0 {
+        out.push(0..fm);
+    }
+    for (event, range) in events {
         let keep = matches!(
             event,
-            Event::Start(
-                Tag::CodeBlock(_) | Tag::Table(_) | Tag::HtmlBlock | Tag::MetadataBlock(_)
-            )
+            Event::Start(Tag::CodeBlock(_) | Tag::Table(_) | Tag::HtmlBlock)
         );
         if keep {
             match out.last_mut() {
@@ -189,6 +235,7 @@ fn collapse_line(line: &str, out: &mut String) {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
     use super::*;
 
     fn norm(s: &str) -> String {

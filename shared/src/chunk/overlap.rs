@@ -33,6 +33,11 @@ pub(crate) fn add_overlap(pieces: &mut [Piece], tokens: &DocumentTokens<'_>, pro
         let Some(source) = prev.overlap_source else {
             continue;
         };
+        // A thematic break (or anything else left out of both chunks) between
+        // them is a boundary the overlap must not bridge.
+        if !text[prev.own.end..cur.own.start].trim().is_empty() {
+            continue;
+        }
         let source = source.max(prev.own.start);
         let room = profile
             .hard_max_tokens

@@ -41,7 +41,7 @@ pub(crate) fn pack(
         blocks,
         tokens,
         profile,
-        split: Splitter::new(text, tokens, profile.hard_max_tokens),
+        split: Splitter::new(text, tokens, profile.hard_max_tokens, profile.target_tokens),
         stack: Vec::new(),
         pending: None,
         open: None,
@@ -336,6 +336,9 @@ impl Packer<'_> {
         if self.open.as_ref().is_some_and(|o| o.list_open) {
             self.close();
         }
+        if self.reached_target() {
+            self.close();
+        }
         let start = self.chunk_start(range.start);
         let joined = self.count(start..range.end);
         let limit = if self.open.is_some() {
@@ -360,6 +363,9 @@ impl Packer<'_> {
             .prose_units(range, budget, &self.blocks[idx].nested_code)
             .into();
         while let Some(unit) = queue.pop_front() {
+            if self.reached_target() {
+                self.close();
+            }
             if let Some(open) = &self.open {
                 if self.count(open.start..unit.end) > self.profile.soft_max_tokens {
                     // Below the profile's minimum, fill up with the head of
@@ -386,6 +392,15 @@ impl Packer<'_> {
                 queue.push_front(rest);
             }
         }
+    }
+
+    /// Whether the open chunk is full under a profile that closes at target.
+    fn reached_target(&self) -> bool {
+        self.profile.close_at_target
+            && self
+                .open
+                .as_ref()
+                .is_some_and(|o| o.tokens >= self.profile.target_tokens)
     }
 
     /// Appends a unit to the open chunk, opening one (with the pending

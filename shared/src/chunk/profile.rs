@@ -77,6 +77,9 @@ pub struct Profile {
     pub target_tokens: usize,
     /// Packing stops before passing this (equals the hard max when not set).
     pub soft_max_tokens: usize,
+    /// Without a soft max (seed 003), a chunk closes once it reaches the
+    /// target: blocks are added "until the target is reached".
+    pub close_at_target: bool,
     /// No chunk is ever larger.
     pub hard_max_tokens: usize,
     /// Chunks below this are allowed only where seed 003 allows them.
@@ -180,6 +183,7 @@ impl Profile {
             granularity: raw.granularity,
             target_tokens: raw.target_tokens,
             soft_max_tokens: soft_max,
+            close_at_target: raw.soft_max_tokens.is_none(),
             hard_max_tokens: raw.hard_max_tokens,
             min_tokens: raw.min_tokens,
             overlap,
@@ -238,6 +242,7 @@ impl ProfileSet {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
     use super::*;
 
     #[test]

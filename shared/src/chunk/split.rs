@@ -36,6 +36,9 @@ pub(crate) struct Splitter<'a> {
     text: &'a str,
     tokens: &'a DocumentTokens<'a>,
     hard_max: usize,
+    /// Size of the token windows prose falls back to (the profile's target),
+    /// so that windows leave room for overlap.
+    window: usize,
 }
 
 /// A unit inside a table or code block, with the row/line number it belongs to.
@@ -46,11 +49,17 @@ struct Numbered {
 }
 
 impl<'a> Splitter<'a> {
-    pub fn new(text: &'a str, tokens: &'a DocumentTokens<'a>, hard_max: usize) -> Self {
+    pub fn new(
+        text: &'a str,
+        tokens: &'a DocumentTokens<'a>,
+        hard_max: usize,
+        window: usize,
+    ) -> Self {
         Self {
             text,
             tokens,
             hard_max,
+            window: window.clamp(1, hard_max),
         }
     }
 
@@ -116,15 +125,26 @@ impl<'a> Splitter<'a> {
             if self.count(unit.clone()) <= budget {
                 units.push(unit);
             } else {
-                self.windows(unit, budget, units);
+                self.windows(unit, budget.min(self.window), units);
             }
         }
     }
 
     /// Token windows of at most `budget` tokens each.
     fn windows(&self, unit: Range<usize>, budget: usize, out: &mut Vec<Range<usize>>) {
+        // Balanced: as many windows as the budget needs, of about equal size,
+        // so the last one is not a stub.
+        let budget = budget.max(1);
+        let total = self.count(unit.clone());
+        let parts = total.div_ceil(budget).max(1);
+        // A few tokens of slack: counts of the parts need not add up exactly.
+        let even = (total.div_ceil(parts) + 4).min(budget);
+        let mut cuts = self.tokens.cut_points(unit.clone(), even);
+        if cuts.len() > parts {
+            cuts = self.tokens.cut_points(unit.clone(), budget);
+        }
         let mut start = unit.start;
-        for cut in self.tokens.cut_points(unit.clone(), budget.max(1)) {
+        for cut in cuts {
             let w = self.trim(start..cut);
             if !w.is_empty() {
                 out.push(w);
@@ -272,7 +292,7 @@ impl<'a> Splitter<'a> {
         for (i, row) in lines[2..].iter().enumerate() {
             self.numbered(row.clone(), i + 1, row_budget, &mut units);
         }
-        let parts = self.greedy(&units, start, limit, Some(&prefix), None);
+        let parts = self.greedy(units, start, limit, Some(&prefix), None);
         parts
             .into_iter()
             .map(|(own, first, last, is_first)| Part {
@@ -330,7 +350,7 @@ impl<'a> Splitter<'a> {
         if units.is_empty() {
             return self.degrade(start..range.end, ordinal, "code");
         }
-        let mut parts = self.greedy(&units, start, limit, reopen.as_deref(), Some(&close));
+        let mut parts = self.greedy(units, start, limit, reopen.as_deref(), Some(&close));
         let n = parts.len();
         if let Some(last) = parts.last_mut() {
             // The last piece owns the closing fence line of the block.
@@ -374,7 +394,7 @@ impl<'a> Splitter<'a> {
     /// (own span, first number, last number, is first piece).
     fn greedy(
         &self,
-        units: &[Numbered],
+        mut units: Vec<Numbered>,
         start: usize,
         limit: usize,
         prefix: Option<&str>,
@@ -405,9 +425,33 @@ impl<'a> Splitter<'a> {
                 }
                 full.push_str(&self.text[own.clone()]);
                 full.push_str(suffix.unwrap_or(""));
-                if j == i + 1 || self.count_text(&full) <= self.hard_max {
+                if self.count_text(&full) <= self.hard_max {
                     out.push((own, units[i].number, units[j - 1].number, is_first));
                     break;
+                }
+                if j == i + 1 {
+                    // One unit that does not fit with its lead-in (headings
+                    // in front, fences around): halve it and try again.
+                    let u = units[i].clone();
+                    let half = (self.count(u.range.clone()) / 2).max(1);
+                    match self.tokens.cut_points(u.range.clone(), half).first() {
+                        Some(&cut) if cut > u.range.start && cut < u.range.end => {
+                            units[i] = Numbered {
+                                range: u.range.start..cut,
+                                number: u.number,
+                            };
+                            let rest = Numbered {
+                                range: cut..u.range.end,
+                                number: u.number,
+                            };
+                            units.insert(i + 1, rest);
+                            continue;
+                        }
+                        _ => {
+                            out.push((own, units[i].number, units[j - 1].number, is_first));
+                            break;
+                        }
+                    }
                 }
                 j -= 1;
             }

@@ -1,8 +1,8 @@
 //! The SPEC 3.6 validation checklist, run on every output.
 //!
-//! It re-derives what it needs from the normalized document (blocks, ids,
-//! Markdown validity of every chunk text) instead of trusting the strategy
-//! that produced the chunks, so a bug in any strategy surfaces as
+//! It re-derives what it needs from the normalized document and its blocks
+//! (ids, spans, Markdown validity of every chunk text) instead of trusting
+//! the strategy that produced the chunks, so a bug in any strategy surfaces as
 //! `VALIDATION_FAILED` and is never emitted silently. Token counts are
 //! trusted as computed (they are exact counts; the corpus tests compare them
 //! with tiktoken).
@@ -13,21 +13,22 @@ use crate::chunk::profile::Profile;
 use crate::chunk::record::{Chunk, ChunkType};
 use crate::error::ChunkError;
 use crate::ids::{canonical_text, chunk_id, unclosed_fence, IdInput};
-use crate::markdown::{parse_blocks, Block, BlockKind, CharIndex};
+use crate::markdown::{Block, BlockKind, CharIndex};
 use crate::normalize::{parser_options, NormalizedDocument};
 
 /// At most this many violations are reported: enough to diagnose, bounded
 /// so that a pathological document cannot produce a huge error.
 const MAX_REPORTED: usize = 20;
 
-/// Checks `chunks` against the SPEC 3.6 checklist.
+/// Checks `chunks` against the SPEC 3.6 checklist; `blocks` are the
+/// document's blocks ([`crate::markdown::parse_blocks`]).
 pub fn validate(
     doc: &NormalizedDocument,
+    blocks: &[Block],
     chunks: &[Chunk],
     profile: &Profile,
 ) -> Result<(), ChunkError> {
     let text = doc.text.as_str();
-    let blocks = parse_blocks(text);
     let mut v = Violations::default();
     let chars = CharIndex::new(text);
     let mut seen_ids = std::collections::HashSet::new();
@@ -82,10 +83,10 @@ pub fn validate(
             v.push(format!("{at}: chunk id does not match the id formula"));
         }
         check_markdown(c, &at, &mut v);
-        check_heading_path(&blocks, c, &at, &mut v);
-        check_min(text, &blocks, chunks, i, profile, &at, &mut v);
+        check_heading_path(blocks, c, &at, &mut v);
+        check_min(text, blocks, chunks, i, profile, &at, &mut v);
     }
-    check_nothing_lost(text, &blocks, chunks, &mut v);
+    check_nothing_lost(text, blocks, chunks, &mut v);
     v.into_result()
 }
 
@@ -260,7 +261,13 @@ fn check_min(
         .iter()
         .find(|b| b.range.start < end && end <= b.range.end)
         .is_some_and(|b| matches!(b.kind, BlockKind::List { .. }));
-    if !(next_structural || new_section || broken_by_rule || ends_with_list) {
+    let in_heading = |pos: usize| {
+        blocks.iter().any(|b| {
+            matches!(b.kind, BlockKind::Heading { .. }) && b.range.start <= pos && pos < b.range.end
+        })
+    };
+    let headings_only = in_heading(c.byte_start as usize) && in_heading(end.saturating_sub(1));
+    if !(next_structural || new_section || broken_by_rule || ends_with_list || headings_only) {
         v.push(format!(
             "{at}: {} tokens, below the minimum {} in the middle of a section",
             c.token_count, profile.min_tokens

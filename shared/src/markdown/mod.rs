@@ -10,11 +10,11 @@ mod offsets;
 
 use std::ops::Range;
 
-use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, Tag, TagEnd};
 
 pub use offsets::CharIndex;
 
-use crate::normalize::parser_options;
+use crate::normalize::body_events;
 
 /// The kind of a top-level block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +83,17 @@ pub fn parse_blocks(text: &str) -> Vec<Block> {
     let mut depth = 0usize;
     let mut heading: Option<String> = None;
     let mut list_depth = 0usize;
-    for (event, range) in Parser::new_ext(text, parser_options()).into_offset_iter() {
+    let (fm, events) = body_events(text);
+    if fm > 0 {
+        blocks.push(Block {
+            kind: BlockKind::FrontMatter,
+            range: trim_end(text, 0..fm),
+            heading_text: String::new(),
+            items: Vec::new(),
+            nested_code: Vec::new(),
+        });
+    }
+    for (event, range) in events {
         match event {
             Event::Start(tag) => {
                 if depth == 0 {
@@ -110,10 +120,10 @@ pub fn parse_blocks(text: &str) -> Vec<Block> {
                     if let Some(kind) = kind {
                         blocks.push(Block {
                             kind,
-                            range: trim_end(text, range.clone()),
+                            range: trim_end(text, line_start(text, range.start)..range.end),
                             heading_text: String::new(),
                             items: Vec::new(),
- nested_code: Vec::new(),
+                            nested_code: Vec::new(),
                         });
                     }
                 }
@@ -160,7 +170,7 @@ pub fn parse_blocks(text: &str) -> Vec<Block> {
                 range: trim_end(text, range),
                 heading_text: String::new(),
                 items: Vec::new(),
- nested_code: Vec::new(),
+                nested_code: Vec::new(),
             }),
             // Top-level inline HTML or stray text outside a block: keep as text.
             Event::Html(_) | Event::InlineHtml(_) if depth == 0 => blocks.push(Block {
@@ -168,7 +178,7 @@ pub fn parse_blocks(text: &str) -> Vec<Block> {
                 range: trim_end(text, range),
                 heading_text: String::new(),
                 items: Vec::new(),
- nested_code: Vec::new(),
+                nested_code: Vec::new(),
             }),
             _ => {}
         }
@@ -209,8 +219,21 @@ fn push_gap(text: &str, gap: Range<usize>, out: &mut Vec<Block>) {
             range,
             heading_text: String::new(),
             items: Vec::new(),
- nested_code: Vec::new(),
+            nested_code: Vec::new(),
         });
+    }
+}
+
+/// `pos` moved back to the start of its line when only spaces and tabs
+/// precede it there: indentation belongs to the block (an indented code
+/// block's first line keeps its four spaces).
+fn line_start(text: &str, pos: usize) -> usize {
+    let before = &text[..pos];
+    let line = before.rfind('\n').map_or(0, |p| p + 1);
+    if before[line..].bytes().all(|b| b == b' ' || b == b'\t') {
+        line
+    } else {
+        pos
     }
 }
 

@@ -7,12 +7,15 @@
 mod structural;
 
 use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
 
 use crate::chunk::profile::{Profile, ProfileSet, DEFAULT_PROFILE};
 use crate::chunk::record::{Chunk, DocumentMeta};
 use crate::chunk::validate::validate;
 use crate::error::ChunkError;
+use crate::markdown::{parse_blocks, Block};
 use crate::normalize::{normalize, NormalizedDocument};
+use crate::tokens::{DocumentTokens, PieceCache, TokenizerKind};
 
 pub use structural::Structural;
 
@@ -22,10 +25,15 @@ pub trait Chunker: Send + Sync + std::fmt::Debug {
     fn name(&self) -> &'static str;
     /// Implementation version; `chunker_version` is `name:version`.
     fn version(&self) -> &'static str;
-    /// Chunks `doc` under `profile`. The result is validated by the caller.
+    /// Chunks `doc` under `profile`. The caller analyses the document once
+    /// and passes the results: `blocks` (its top-level Markdown blocks) and
+    /// `tokens` (its token counts in the profile's tokenizer). The result is
+    /// validated by the caller.
     fn chunk(
         &self,
         doc: &NormalizedDocument,
+        blocks: &[Block],
+        tokens: &DocumentTokens<'_>,
         meta: &DocumentMeta,
         profile: &Profile,
     ) -> Result<Vec<Chunk>, ChunkError>;
@@ -75,10 +83,17 @@ pub struct ChunkedDocument {
 }
 
 /// Profiles + strategies: everything needed to chunk documents.
+///
+/// An engine is shared by all threads that chunk (`Arc<Engine>`); it keeps a
+/// small pool of [`PieceCache`]s so that counting a document reuses the
+/// piece counts of earlier documents.
 #[derive(Debug)]
 pub struct Engine {
     profiles: ProfileSet,
     registry: Registry,
+    // A std Mutex: held only to pop or push a cache, never across chunking,
+    // so threads never wait on each other's work.
+    caches: Mutex<Vec<PieceCache>>,
 }
 
 impl Engine {
@@ -87,6 +102,7 @@ impl Engine {
         let engine = Self {
             profiles: ProfileSet::builtin()?,
             registry: Registry::builtin(),
+            caches: Mutex::new(Vec::new()),
         };
         // Every profile must name a registered strategy: checked once, here.
         for p in engine.profiles.iter() {
@@ -115,7 +131,26 @@ impl Engine {
     ) -> Result<ChunkedDocument, ChunkError> {
         let profile = self.profile(profile)?;
         let doc = normalize(markdown)?;
-        chunk_document(&self.registry, &doc, meta, profile)
+        let kind = profile.tokenizer;
+        let mut cache = self.take_cache(kind);
+        let tokens = DocumentTokens::with_cache(kind.counter(), &doc.text, &mut cache);
+        self.put_cache(cache);
+        chunk_with_tokens(&self.registry, &doc, &tokens, meta, profile)
+    }
+
+    fn take_cache(&self, kind: TokenizerKind) -> PieceCache {
+        let mut pool = self.caches.lock().unwrap_or_else(PoisonError::into_inner);
+        match pool.iter().position(|c| c.kind() == kind) {
+            Some(i) => pool.swap_remove(i),
+            None => PieceCache::new(kind),
+        }
+    }
+
+    fn put_cache(&self, cache: PieceCache) {
+        self.caches
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(cache);
     }
 }
 
@@ -126,9 +161,21 @@ pub fn chunk_document(
     meta: &DocumentMeta,
     profile: &Profile,
 ) -> Result<ChunkedDocument, ChunkError> {
+    let tokens = DocumentTokens::new(profile.tokenizer.counter(), &doc.text);
+    chunk_with_tokens(registry, doc, &tokens, meta, profile)
+}
+
+fn chunk_with_tokens(
+    registry: &Registry,
+    doc: &NormalizedDocument,
+    tokens: &DocumentTokens<'_>,
+    meta: &DocumentMeta,
+    profile: &Profile,
+) -> Result<ChunkedDocument, ChunkError> {
     let chunker = registry.for_profile(profile)?;
-    let chunks = chunker.chunk(doc, meta, profile)?;
-    validate(doc, &chunks, profile)?;
+    let blocks = parse_blocks(&doc.text);
+    let chunks = chunker.chunk(doc, &blocks, tokens, meta, profile)?;
+    validate(doc, &blocks, &chunks, profile)?;
     Ok(ChunkedDocument {
         normalized: doc.text.clone(),
         chunks,

@@ -7,7 +7,7 @@ use crate::chunk::pack::pack;
 use crate::chunk::profile::Profile;
 use crate::chunk::record::{Chunk, DocumentMeta};
 use crate::error::ChunkError;
-use crate::markdown::{parse_blocks, BlockKind};
+use crate::markdown::{Block, BlockKind};
 use crate::normalize::NormalizedDocument;
 use crate::strategy::Chunker;
 use crate::tokens::DocumentTokens;
@@ -32,20 +32,20 @@ impl Chunker for Structural {
     fn chunk(
         &self,
         doc: &NormalizedDocument,
+        blocks: &[Block],
+        tokens: &DocumentTokens<'_>,
         meta: &DocumentMeta,
         profile: &Profile,
     ) -> Result<Vec<Chunk>, ChunkError> {
         let text = doc.text.as_str();
-        let blocks = parse_blocks(text);
-        let tokens = DocumentTokens::new(profile.tokenizer.counter(), text);
         // Packing keeps a few tokens below the hard max in reserve for the
         // closing fence that a chunk cut through a nested fence receives.
         let mut packing = profile.clone();
         packing.hard_max_tokens = profile.hard_max_tokens.saturating_sub(FENCE_RESERVE);
         packing.soft_max_tokens = profile.soft_max_tokens.min(packing.hard_max_tokens);
         packing.target_tokens = profile.target_tokens.min(packing.soft_max_tokens);
-        let mut pieces = pack(text, &blocks, &tokens, &packing);
-        add_overlap(&mut pieces, &tokens, &packing);
+        let mut pieces = pack(text, blocks, tokens, &packing);
+        add_overlap(&mut pieces, tokens, &packing);
         let title = meta.title.clone().or_else(|| {
             blocks
                 .iter()
@@ -53,7 +53,7 @@ impl Chunker for Structural {
                 .map(|b| b.heading_text.clone())
         });
         let ctx = BuildContext {
-            tokens: &tokens,
+            tokens,
             profile,
             meta,
             chunker_version: format!("{}:{}", self.name(), self.version()),

@@ -1,0 +1,4 @@
+//! Rebuilds the crate when a migration changes (`sqlx::migrate!` embeds them).
+fn main() {
+    println!("cargo:rerun-if-changed=../migrations");
+}

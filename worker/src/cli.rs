@@ -1,0 +1,237 @@
+//! Command-line interface: the clap types of every `chunk-worker` subcommand.
+//!
+//! Arguments are parsed raw here and checked once: values with a fixed shape
+//! (tenant ids, document ids) are validated by clap's value parsers, so a bad
+//! value is a usage error (exit status 2) before any file is read. Checks that
+//! need the chunking engine (the profile name) or the file list (`--document-id`
+//! with several files) happen in [`crate::offline`], also before any file is
+//! read.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Exit statuses of `chunk-worker`, as documented in `--help`.
+pub mod exit {
+    /// Every input was processed.
+    pub const SUCCESS: u8 = 0;
+    /// At least one input failed (a `CHUNKING_FAILED` line on stderr for
+    /// each), or an internal error stopped the run.
+    pub const FAILED: u8 = 1;
+    /// Usage error: bad flags, unknown profile, no input files found.
+    pub const USAGE: u8 = 2;
+}
+
+/// The tenant used when `--tenant` is not given.
+pub const DEFAULT_TENANT: &str = "local";
+
+const EXIT_STATUS_HELP: &str = "\
+Exit status:
+  0  every input file was processed
+  1  at least one file failed: stderr has one line per failed file,
+     `CHUNKING_FAILED <CODE>: <path>: <what and where>` (codes as in SPEC 2.3,
+     e.g. INVALID_UTF8, SOURCE_UNAVAILABLE); the other files are still
+     processed. Also used for internal errors.
+  2  usage error: bad flags, unknown profile, --document-id/--source-version/
+     --title with more than one file, or no input files found";
+
+const CHUNK_HELP: &str = "\
+Defaults, per file:
+  document id     the file name without its extension (`docs/intro.md` -> `intro`)
+  source version  `sha256:` + the first 16 hex digits of the sha256 of the file's bytes
+  title           the text of the first H1, else the file name without its extension
+  file_path       the path as given (or as found under a directory argument)
+
+Directories are walked recursively for `*.md` files, in path order; symbolic
+links are not followed and hidden entries (names starting with `.`) are
+skipped. Files named explicitly are chunked whatever their extension.
+
+Output is deterministic: the same bytes and options always give the same
+bytes out (no timestamps). A file's chunks are written only once it chunked
+completely, so a failed file leaves nothing half-written on stdout. A closed
+stdout (`| head`) ends the run quietly with status 0.
+
+Examples:
+  chunk-worker chunk notes.md
+  chunk-worker chunk --profile enterprise-v1 --tenant acme-prod docs/ > chunks.jsonl
+  chunk-worker chunk runbook.md --document-id confluence:OPS:42 --source-version v7 --title Runbook
+  chunk-worker chunk docs/ | jq -r '.chunk_path'";
+
+const TOP_EXAMPLES: &str = "\
+Examples:
+  chunk-worker chunk notes.md                  # JSONL chunks of one file
+  chunk-worker chunk --tenant acme-prod docs/  # every *.md under docs/
+  chunk-worker normalize notes.md              # the text chunk offsets refer to
+  chunk-worker profiles                        # profiles and their token budgets
+  chunk-worker chunk --help                    # every option of a subcommand";
+
+const NORMALIZE_HELP: &str = "\
+The normalized document is the text every chunk offset (char_start/char_end,
+byte_start/byte_end) refers to: UTF-8, `\\n` line endings, runs of spaces
+collapsed outside code and tables (SPEC 3.2). It is written byte for byte.
+
+Examples:
+  chunk-worker normalize notes.md > notes.normalized.md
+  chunk-worker normalize page.md | diff page.md -";
+
+/// `chunk-worker`: turns normalized Markdown into retrieval-ready chunks.
+#[derive(Debug, Parser)]
+#[command(
+    name = "chunk-worker",
+    version,
+    about = "Turn normalized Markdown into retrieval-ready chunks, deterministically.",
+    long_about = "Turn normalized Markdown into retrieval-ready chunks, deterministically.\n\n\
+        The offline commands (chunk, normalize, profiles) need no servers: they run the \
+        same chunking engine as the queue worker on local files.",
+    after_help = EXIT_STATUS_HELP,
+    after_long_help = format!("{TOP_EXAMPLES}\n\n{EXIT_STATUS_HELP}"),
+    propagate_version = true
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands. Offline commands come first; the queue worker's commands
+/// are added beside them.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Chunk Markdown files and write one JSON object per chunk (JSONL) to stdout.
+    #[command(
+        after_help = EXIT_STATUS_HELP,
+        after_long_help = format!("{CHUNK_HELP}\n\n{EXIT_STATUS_HELP}")
+    )]
+    Chunk(ChunkArgs),
+    /// Write the normalized document (the text all chunk offsets refer to) to stdout.
+    #[command(
+        after_help = EXIT_STATUS_HELP,
+        after_long_help = format!("{NORMALIZE_HELP}\n\n{EXIT_STATUS_HELP}")
+    )]
+    Normalize(NormalizeArgs),
+    /// List the chunking profiles with their tokenizer and token budgets, one per line.
+    #[command(after_long_help = "Example:\n  chunk-worker profiles")]
+    Profiles,
+    /// Run the queue worker: consume normalize_markdown.completed messages, store
+    /// chunks, publish chunking.completed events, until SIGTERM/SIGINT.
+    #[command(after_long_help = SERVICE_HELP)]
+    Run,
+    /// Create the database if it does not exist and apply the migrations.
+    #[command(after_long_help = SERVICE_HELP)]
+    Migrate,
+}
+
+const SERVICE_HELP: &str = "\
+Settings (later layers win): config/default.toml, config/$CHUNK_WORKER_ENV.toml,
+then CHUNK_WORKER__<SECTION>__<KEY> environment variables, e.g.
+CHUNK_WORKER__AMQP__URL, CHUNK_WORKER__DATABASE__URL, CHUNK_WORKER__TOPOLOGY__PREFIX.
+The config directory is $CHUNK_WORKER_CONFIG_DIR or ./config.
+
+Exit status:
+  0  stopped gracefully (SIGTERM/SIGINT) or migrations applied
+  1  stopped on an error (logged)
+  2  invalid settings (the message names the key)";
+
+/// Options of `chunk-worker chunk`.
+#[derive(Debug, Clone, Args)]
+pub struct ChunkArgs {
+    /// Chunking profile (budgets, overlap, id formula); see `chunk-worker profiles`.
+    #[arg(long, value_name = "NAME", default_value = shared::chunk::profile::DEFAULT_PROFILE)]
+    pub profile: String,
+
+    /// Tenant that owns the documents (3-64 characters of a-z, 0-9 and `-`).
+    #[arg(long, value_name = "ID", default_value = DEFAULT_TENANT, value_parser = parse_tenant)]
+    pub tenant: String,
+
+    /// Document id, instead of the file name without extension (1-256 characters,
+    /// no control characters). Only with a single input file: ids are unique per
+    /// document.
+    #[arg(long, value_name = "ID", value_parser = parse_document_id)]
+    pub document_id: Option<String>,
+
+    /// Source version id, instead of `sha256:` + 16 hex digits of the file's
+    /// sha256 (1-128 characters). Only with a single input file.
+    #[arg(long, value_name = "ID", value_parser = parse_source_version)]
+    pub source_version: Option<String>,
+
+    /// Document title used in breadcrumbs, instead of the first H1 (or the file
+    /// name without extension). Only with a single input file.
+    #[arg(long, value_name = "T")]
+    pub title: Option<String>,
+
+    /// Markdown files, or directories to search recursively for `*.md` files.
+    #[arg(value_name = "FILE", required = true)]
+    pub paths: Vec<PathBuf>,
+}
+
+/// Options of `chunk-worker normalize`.
+#[derive(Debug, Clone, Args)]
+pub struct NormalizeArgs {
+    /// The Markdown file to normalize.
+    #[arg(value_name = "FILE")]
+    pub path: PathBuf,
+}
+
+/// SPEC 2.1: `^[a-z0-9-]{3,64}$`.
+fn parse_tenant(value: &str) -> Result<String, String> {
+    let shape_ok = (3..=64).contains(&value.len())
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if shape_ok {
+        Ok(value.to_owned())
+    } else {
+        Err("a tenant id is 3-64 characters of a-z, 0-9 and '-'".to_owned())
+    }
+}
+
+/// SPEC 2.1: opaque, 1..256 characters, no control characters.
+fn parse_document_id(value: &str) -> Result<String, String> {
+    parse_opaque_id(value, 256)
+}
+
+/// SPEC 2.1: opaque, 1..128 characters.
+fn parse_source_version(value: &str) -> Result<String, String> {
+    parse_opaque_id(value, 128)
+}
+
+fn parse_opaque_id(value: &str, max_chars: usize) -> Result<String, String> {
+    let chars = value.chars().count();
+    if chars == 0 || chars > max_chars {
+        return Err(format!("must be 1-{max_chars} characters, got {chars}"));
+    }
+    if value.chars().any(char::is_control) {
+        return Err("must not contain control characters".to_owned());
+    }
+    Ok(value.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn command_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn tenant_ids_follow_the_message_contract() {
+        assert!(parse_tenant("acme-prod").is_ok());
+        assert!(parse_tenant("local").is_ok());
+        assert!(parse_tenant("ab").is_err());
+        assert!(parse_tenant("Acme").is_err());
+        assert!(parse_tenant(&"a".repeat(65)).is_err());
+    }
+
+    #[test]
+    fn opaque_ids_reject_empty_long_and_control_characters() {
+        assert!(parse_document_id("confluence:ENG:123456").is_ok());
+        assert!(parse_document_id("").is_err());
+        assert!(parse_document_id("a\nb").is_err());
+        assert!(parse_source_version(&"v".repeat(128)).is_ok());
+        assert!(parse_source_version(&"v".repeat(129)).is_err());
+    }
+}

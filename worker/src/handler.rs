@@ -1,0 +1,353 @@
+//! One message in, one outcome out. The error type is the ack decision:
+//! [`HandlerError::Permanent`] dead-letters the message with its
+//! [`ErrorCode`], [`HandlerError::Transient`] retries it (the fault is in the
+//! database or the network, not in the message).
+
+use std::panic::AssertUnwindSafe;
+
+use sha2::{Digest, Sha256};
+use shared::contract::NormalizeMarkdownCompleted;
+use shared::{ChunkError, ChunkedDocument, DocumentMeta, ErrorCode};
+
+use crate::context::Context;
+use crate::store::is_transient;
+use crate::store::versions::{self, Existing, NewVersion, NewVersionKey, StoreError, StoreOutcome};
+
+/// A permanent failure: the code and what was wrong, where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// SPEC 2.3 code.
+    pub code: ErrorCode,
+    /// Detail for `x-error-detail` and `chunking_failures.error_detail`.
+    pub detail: String,
+}
+
+impl Failure {
+    /// A failure with `code`.
+    pub fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
+        Self {
+            code,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Why a message was not handled; decides ack / dead-letter / retry.
+#[derive(Debug, thiserror::Error)]
+pub enum HandlerError {
+    /// The message can never succeed: dead-letter it.
+    #[error("{}: {}", .0.code, .0.detail)]
+    Permanent(Failure),
+    /// The environment failed: retry later, never dead-letter.
+    #[error("transient fault: {0}")]
+    Transient(String),
+}
+
+impl From<Failure> for HandlerError {
+    fn from(f: Failure) -> Self {
+        Self::Permanent(f)
+    }
+}
+
+fn db_error(context: &str, e: sqlx::Error) -> HandlerError {
+    if is_transient(&e) {
+        HandlerError::Transient(format!("{context}: {e}"))
+    } else {
+        HandlerError::Permanent(Failure::new(ErrorCode::Internal, format!("{context}: {e}")))
+    }
+}
+
+/// What handling a message did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// A new version was stored.
+    Stored {
+        /// Whether it became the current version.
+        is_current: bool,
+        /// Chunks stored.
+        chunk_count: usize,
+        /// Chunks new or changed relative to the previous current version.
+        changed: usize,
+    },
+    /// The version was already stored.
+    Duplicate,
+}
+
+/// Ids a message names, read leniently so that even an invalid message's
+/// failure row says as much as it can.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MessageIds {
+    /// `event_id`, or the AMQP `message_id`.
+    pub event_id: Option<String>,
+    /// `tenant_id`.
+    pub tenant_id: Option<String>,
+    /// `document_id`.
+    pub document_id: Option<String>,
+    /// `source_version_id`.
+    pub source_version_id: Option<String>,
+    /// `correlation_id`.
+    pub correlation_id: Option<String>,
+}
+
+impl MessageIds {
+    /// Best-effort extraction from any body; string fields of at most 256
+    /// characters only.
+    pub fn from_body(body: &[u8], message_id: Option<&str>) -> Self {
+        let value: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
+        let get = |k: &str| {
+            value
+                .get(k)
+                .and_then(serde_json::Value::as_str)
+                .filter(|s| s.chars().count() <= 256)
+                .map(str::to_owned)
+        };
+        Self {
+            event_id: get("event_id").or_else(|| message_id.map(str::to_owned)),
+            tenant_id: get("tenant_id"),
+            document_id: get("document_id"),
+            source_version_id: get("source_version_id"),
+            correlation_id: get("correlation_id"),
+        }
+    }
+}
+
+/// Largest message body accepted before parsing: the markdown limit with
+/// room for JSON escaping (up to 6 bytes per byte for `\u00XX`) and metadata.
+fn max_body_bytes(max_document_bytes: u64) -> u64 {
+    max_document_bytes
+        .saturating_mul(6)
+        .saturating_add(1024 * 1024)
+}
+
+/// Handles one `normalize_markdown.completed/v1` body; `event_headers` go
+/// onto the `chunking.completed` event (the continued trace context).
+pub async fn handle(
+    ctx: &Context,
+    body: &[u8],
+    event_headers: &serde_json::Value,
+) -> Result<Outcome, HandlerError> {
+    let max = ctx.settings.max_document_bytes;
+    if body.len() as u64 > max_body_bytes(max) {
+        return Err(Failure::new(
+            ErrorCode::DocumentTooLarge,
+            format!(
+                "message body is {} bytes, over the limit derived from limits.max_document_bytes = {max}",
+                body.len()
+            ),
+        )
+        .into());
+    }
+    if let Err(e) = std::str::from_utf8(body) {
+        // JSON must be UTF-8; a body that is a valid message once its bad
+        // bytes are replaced carries non-UTF-8 markdown (seed 000 §2.2).
+        let lossy = String::from_utf8_lossy(body);
+        if NormalizeMarkdownCompleted::parse(lossy.as_bytes()).is_ok_and(|m| m.markdown.is_some()) {
+            return Err(Failure::new(
+                ErrorCode::InvalidUtf8,
+                format!(
+                    "field `markdown`: invalid UTF-8 byte sequence at byte offset {} of the message body",
+                    e.valid_up_to()
+                ),
+            )
+            .into());
+        }
+    }
+    let msg = NormalizeMarkdownCompleted::parse(body)
+        .map_err(|e| Failure::new(e.code(), e.to_string()))?;
+    let occurred_at = match &msg.occurred_at {
+        Some(s) => Some(crate::clock::parse_rfc3339(s).ok_or_else(|| {
+            Failure::new(
+                ErrorCode::InvalidMessage,
+                format!("field `occurred_at`: not an RFC 3339 timestamp: {s:?}"),
+            )
+        })?),
+        None => None,
+    };
+    let profile = ctx
+        .engine
+        .profile(msg.profile.as_deref())
+        .map_err(|e| Failure::new(e.code(), e.to_string()))?;
+    let profile_name = profile.name.clone();
+    let tokenizer = profile.tokenizer.name().to_owned();
+    let chunker_version = ctx
+        .registry
+        .for_profile(profile)
+        .map(|c| format!("{}:{}", c.name(), c.version()))
+        .map_err(|e| Failure::new(e.code(), e.to_string()))?;
+
+    let key = NewVersionKey {
+        tenant_id: &msg.tenant_id,
+        document_id: &msg.document_id,
+        source_version_id: &msg.source_version_id,
+    };
+    // Cheap duplicate / ownership check before reading and chunking; the
+    // store transaction decides for real.
+    match versions::exists(&ctx.pool, &key)
+        .await
+        .map_err(|e| db_error("checking for the stored version", e))?
+    {
+        Existing::Yes => return Ok(Outcome::Duplicate),
+        Existing::OtherTenant => return Err(tenant_mismatch(&msg).into()),
+        Existing::No => {}
+    }
+
+    let bytes: Vec<u8> = match (&msg.markdown, &msg.markdown_uri) {
+        (Some(md), _) => {
+            if md.len() as u64 > max {
+                return Err(crate::source::too_large(md.len() as u64, max).into());
+            }
+            md.as_bytes().to_vec()
+        }
+        (None, Some(uri)) => {
+            let root = &ctx.settings.source_root;
+            let path = crate::source::resolve(uri, root)?;
+            crate::source::read(&path, root, max, ctx.settings.worker.source_retry).await?
+        }
+        // `validate` guarantees exactly one of the two.
+        (None, None) => {
+            return Err(Failure::new(ErrorCode::InvalidMessage, "no markdown source").into())
+        }
+    };
+    let digest = hex::encode(Sha256::digest(&bytes));
+    if let Some(expected) = &msg.markdown_sha256 {
+        if !expected.eq_ignore_ascii_case(&digest) {
+            return Err(Failure::new(
+                ErrorCode::ChecksumMismatch,
+                format!("markdown_sha256 is {expected} but the markdown bytes hash to {digest}"),
+            )
+            .into());
+        }
+    }
+    if bytes.contains(&0) {
+        let field = if msg.markdown.is_some() {
+            "markdown"
+        } else {
+            "markdown_uri"
+        };
+        return Err(Failure::new(
+            ErrorCode::InvalidMessage,
+            format!(
+                "field `{field}`: the markdown contains NUL characters, which cannot be stored"
+            ),
+        )
+        .into());
+    }
+
+    let meta = DocumentMeta {
+        tenant_id: msg.tenant_id.clone(),
+        document_id: msg.document_id.clone(),
+        source_version_id: msg.source_version_id.clone(),
+        title: msg.title().map(str::to_owned),
+        source_url: msg.source_url().map(str::to_owned),
+        file_path: msg.file_path().map(str::to_owned),
+    };
+    let doc = chunk_off_runtime(ctx, bytes, meta, msg.profile.clone()).await?;
+
+    let metadata = match &msg.metadata {
+        serde_json::Value::Null => serde_json::json!({}),
+        other => other.clone(),
+    };
+    let source_type = msg.source_type.map(|t| match t {
+        shared::contract::SourceType::Confluence => "confluence",
+        shared::contract::SourceType::File => "file",
+    });
+    let new = NewVersion {
+        tenant_id: &msg.tenant_id,
+        document_id: &msg.document_id,
+        source_version_id: &msg.source_version_id,
+        source_version_seq: msg.source_version_seq,
+        occurred_at,
+        source_type,
+        causation_id: &msg.event_id,
+        correlation_id: msg.correlation_id.as_deref(),
+        content_sha256: digest,
+        normalized: &doc.normalized,
+        metadata,
+        profile: &profile_name,
+        chunker_version: &chunker_version,
+        tokenizer: &tokenizer,
+        chunks: &doc.chunks,
+        event_headers: event_headers.clone(),
+    };
+    match versions::store_version(&ctx.pool, &new).await {
+        Ok(StoreOutcome::Stored {
+            is_current,
+            chunk_count,
+            changed,
+        }) => {
+            ctx.outbox_wakeup.notify_one();
+            Ok(Outcome::Stored {
+                is_current,
+                chunk_count,
+                changed,
+            })
+        }
+        Ok(StoreOutcome::AlreadyStored) => Ok(Outcome::Duplicate),
+        Err(StoreError::TenantMismatch { .. }) => Err(tenant_mismatch(&msg).into()),
+        Err(StoreError::Db(e)) => Err(db_error("storing the version", e)),
+    }
+}
+
+fn tenant_mismatch(msg: &NormalizeMarkdownCompleted) -> Failure {
+    Failure::new(
+        ErrorCode::TenantMismatch,
+        format!(
+            "document {:?} already belongs to another tenant than {:?}",
+            msg.document_id, msg.tenant_id
+        ),
+    )
+}
+
+/// Chunks on the blocking pool (never on a runtime thread); a panic in the
+/// engine is caught and becomes `INTERNAL`.
+async fn chunk_off_runtime(
+    ctx: &Context,
+    bytes: Vec<u8>,
+    meta: DocumentMeta,
+    profile: Option<String>,
+) -> Result<ChunkedDocument, Failure> {
+    let engine = ctx.engine.clone();
+    let joined = tokio::task::spawn_blocking(move || {
+        std::panic::catch_unwind(AssertUnwindSafe(|| {
+            engine.chunk(&bytes, &meta, profile.as_deref())
+        }))
+    })
+    .await;
+    match joined {
+        Ok(Ok(Ok(doc))) => Ok(doc),
+        Ok(Ok(Err(e))) => Err(chunk_failure(&e)),
+        Ok(Err(panic)) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic payload".to_owned());
+            Err(Failure::new(
+                ErrorCode::Internal,
+                format!("the chunking engine panicked: {what}"),
+            ))
+        }
+        Err(join) => Err(Failure::new(
+            ErrorCode::Internal,
+            format!("the chunking task failed: {join}"),
+        )),
+    }
+}
+
+fn chunk_failure(e: &ChunkError) -> Failure {
+    Failure::new(e.code(), e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_read_from_broken_messages_too() {
+        let ids = MessageIds::from_body(br#"{"tenant_id":"acme","document_id":7}"#, Some("m-1"));
+        assert_eq!(ids.tenant_id.as_deref(), Some("acme"));
+        assert_eq!(ids.document_id, None);
+        assert_eq!(ids.event_id.as_deref(), Some("m-1"));
+        assert_eq!(MessageIds::from_body(b"\xff", None), MessageIds::default());
+    }
+}

@@ -1,0 +1,23 @@
+//! chunk-worker: the I/O shell around the pure `shared` chunking engine.
+//!
+//! Data flows one way: message -> chunk -> store -> event.
+
+// Offline command line (chunk, normalize).
+pub mod cli;
+pub mod offline;
+
+// Queue worker modules are declared below this line.
+pub mod amqp;
+pub mod clock;
+pub mod config;
+pub mod context;
+pub mod handler;
+pub mod http;
+pub mod metrics;
+pub mod outbox;
+pub mod service;
+pub mod source;
+pub mod startup;
+pub mod store;
+pub mod telemetry;
+pub mod trace;

@@ -1,0 +1,554 @@
+//! Offline commands: chunk and normalize files with no servers.
+//!
+//! Every command is a function of its parsed arguments and the streams it
+//! writes to (`impl Write` for stdout and stderr), so tests drive them with
+//! byte buffers. The binary passes a locked, buffered stdout and stderr, and
+//! maps the returned [`Summary`] or [`OfflineError`] to an exit status.
+//!
+//! Per-file failures never stop a run: each becomes one
+//! `CHUNKING_FAILED <CODE>: <path>: <what and where>` line on stderr, and the
+//! file contributes nothing to stdout (its output is assembled in memory and
+//! written only once it chunked completely). A closed stdout (`| head`) ends
+//! a run early but quietly: the reader has all it wanted.
+
+mod inputs;
+
+use std::fmt;
+use std::fs;
+use std::io::{self, Write};
+use std::path::Path;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use sha2::{Digest, Sha256};
+use shared::chunk::profile::Overlap;
+use shared::markdown::{parse_blocks, BlockKind};
+use shared::normalize::normalize;
+use shared::strategy::Engine;
+use shared::{ChunkError, DocumentMeta, ErrorCode};
+
+use crate::cli::{exit, ChunkArgs, NormalizeArgs};
+
+pub use inputs::{collect_inputs, Input};
+
+/// How a command that ran to its end went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Inputs processed successfully.
+    pub succeeded: usize,
+    /// Inputs that failed (one `CHUNKING_FAILED` line each).
+    pub failed: usize,
+}
+
+impl Summary {
+    /// The documented exit status: 0 if nothing failed, 1 otherwise.
+    pub fn exit_code(self) -> u8 {
+        if self.failed == 0 {
+            exit::SUCCESS
+        } else {
+            exit::FAILED
+        }
+    }
+}
+
+/// Why an offline command stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum OfflineError {
+    /// A usage error found after parsing (unknown profile, no input files,
+    /// a per-document flag with several files): exit status 2.
+    #[error("{0}")]
+    Usage(String),
+    /// Writing stdout failed (other than by its reader closing it).
+    #[error("cannot write to stdout")]
+    Output(#[source] io::Error),
+    /// The built-in chunking engine is inconsistent (a bug): exit status 1.
+    #[error("cannot set up the chunking engine")]
+    Engine(#[source] ChunkError),
+}
+
+impl OfflineError {
+    /// The documented exit status for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::Usage(_) => exit::USAGE,
+            Self::Output(_) | Self::Engine(_) => exit::FAILED,
+        }
+    }
+}
+
+/// What became of a write to stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Delivery {
+    /// Written (or buffered).
+    Written,
+    /// The reader closed the pipe: stop writing, successfully.
+    ReaderGone,
+}
+
+/// Sorts the result of a write to stdout: a closed pipe is not an error.
+fn deliver(result: io::Result<()>) -> Result<Delivery, OfflineError> {
+    match result {
+        Ok(()) => Ok(Delivery::Written),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(Delivery::ReaderGone),
+        Err(e) => Err(OfflineError::Output(e)),
+    }
+}
+
+/// Whether `chunk` may draw a progress bar on the process's stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// Never draw one (stderr is not a terminal, or a test).
+    Hidden,
+    /// Draw one on stderr when there is more than one file.
+    Stderr,
+}
+
+/// One input that could not be processed; displays as its `CHUNKING_FAILED` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileFailure {
+    /// The SPEC 2.3 error code.
+    pub code: ErrorCode,
+    /// The path as given or found.
+    pub path: String,
+    /// What went wrong and where (e.g. the byte offset of bad UTF-8).
+    pub detail: String,
+}
+
+impl FileFailure {
+    fn source_unavailable(path: &Path, error: &io::Error) -> Self {
+        Self {
+            code: ErrorCode::SourceUnavailable,
+            path: path.display().to_string(),
+            detail: error.to_string(),
+        }
+    }
+
+    fn chunking(path: &Path, error: &ChunkError) -> Self {
+        Self {
+            code: error.code(),
+            path: path.display().to_string(),
+            detail: error.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for FileFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "CHUNKING_FAILED {}: {}: {}",
+            self.code, self.path, self.detail
+        )
+    }
+}
+
+/// `chunk-worker chunk`: writes the chunks of every input file as JSONL to
+/// `stdout`, files in input order, chunks in ordinal order.
+///
+/// The profile, the input list and the per-document flags are checked before
+/// any file is read; a problem there is an [`OfflineError::Usage`].
+pub fn chunk(
+    args: &ChunkArgs,
+    progress: Progress,
+    mut stdout: impl Write,
+    mut stderr: impl Write,
+) -> Result<Summary, OfflineError> {
+    let engine = Engine::builtin().map_err(OfflineError::Engine)?;
+    engine
+        .profile(Some(&args.profile))
+        .map_err(|e| OfflineError::Usage(e.to_string()))?;
+    let inputs = collect_inputs(&args.paths);
+    check_inputs(args, &inputs)?;
+
+    let bar = progress_bar(progress, inputs.len());
+    let mut summary = Summary::default();
+    for input in &inputs {
+        bar.set_message(input.path.display().to_string());
+        let result = match &input.listing_error {
+            Some(e) => Err(FileFailure::source_unavailable(&input.path, e)),
+            None => chunk_file(&engine, args, &input.path),
+        };
+        match result {
+            Ok(jsonl) => {
+                summary.succeeded += 1;
+                if deliver(stdout.write_all(&jsonl))? == Delivery::ReaderGone {
+                    break;
+                }
+            }
+            Err(failure) => {
+                summary.failed += 1;
+                // Nothing useful can be done when stderr itself is gone.
+                bar.suspend(|| writeln!(stderr, "{failure}").ok());
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    deliver(stdout.flush())?;
+    Ok(summary)
+}
+
+/// `chunk-worker normalize`: writes the normalized document byte for byte.
+pub fn normalize_file(
+    args: &NormalizeArgs,
+    mut stdout: impl Write,
+    mut stderr: impl Write,
+) -> Result<Summary, OfflineError> {
+    let path = &args.path;
+    let normalized = fs::read(path)
+        .map_err(|e| FileFailure::source_unavailable(path, &e))
+        .and_then(|bytes| normalize(&bytes).map_err(|e| FileFailure::chunking(path, &e)));
+    match normalized {
+        Ok(doc) => {
+            deliver(
+                stdout
+                    .write_all(doc.text.as_bytes())
+                    .and_then(|()| stdout.flush()),
+            )?;
+            Ok(Summary {
+                succeeded: 1,
+                failed: 0,
+            })
+        }
+        Err(failure) => {
+            writeln!(stderr, "{failure}").ok();
+            Ok(Summary {
+                succeeded: 0,
+                failed: 1,
+            })
+        }
+    }
+}
+
+/// `chunk-worker profiles`: one line per profile with its tokenizer, budgets,
+/// overlap and description; the default profile is marked.
+pub fn list_profiles(mut stdout: impl Write) -> Result<Summary, OfflineError> {
+    let engine = Engine::builtin().map_err(OfflineError::Engine)?;
+    let default = engine.profile(None).map_err(OfflineError::Engine)?;
+    let profiles = engine.profiles();
+    let width = profiles.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    let mut listing = String::new();
+    for p in profiles.iter() {
+        let marker = if p.name == default.name {
+            " (default)"
+        } else {
+            ""
+        };
+        listing.push_str(&format!(
+            "{:<width$}  tokenizer={} target={} soft_max={} hard_max={} min={} overlap={}  {}{marker}\n",
+            p.name,
+            p.tokenizer.name(),
+            p.target_tokens,
+            p.soft_max_tokens,
+            p.hard_max_tokens,
+            p.min_tokens,
+            describe_overlap(p.overlap),
+            p.description,
+        ));
+    }
+    deliver(
+        stdout
+            .write_all(listing.as_bytes())
+            .and_then(|()| stdout.flush()),
+    )?;
+    Ok(Summary {
+        succeeded: profiles.names().len(),
+        failed: 0,
+    })
+}
+
+/// The usage checks that need the input list: something to do, and the
+/// per-document flags only with a single document.
+fn check_inputs(args: &ChunkArgs, inputs: &[Input]) -> Result<(), OfflineError> {
+    if inputs.is_empty() {
+        let given: Vec<_> = args.paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(OfflineError::Usage(format!(
+            "no input files found: no *.md files under {}",
+            given.join(", ")
+        )));
+    }
+    if inputs.len() > 1 {
+        let per_document = [
+            ("--document-id", args.document_id.is_some()),
+            ("--source-version", args.source_version.is_some()),
+            ("--title", args.title.is_some()),
+        ];
+        let used: Vec<_> = per_document
+            .iter()
+            .filter(|(_, set)| *set)
+            .map(|(flag, _)| *flag)
+            .collect();
+        if !used.is_empty() {
+            return Err(OfflineError::Usage(format!(
+                "{} can only be used with a single input file, but {} were given or found \
+                 (without it, each file gets its own default)",
+                used.join(" and "),
+                inputs.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Reads and chunks one file; returns its JSONL lines, ready to write.
+fn chunk_file(engine: &Engine, args: &ChunkArgs, path: &Path) -> Result<Vec<u8>, FileFailure> {
+    let markdown = fs::read(path).map_err(|e| FileFailure::source_unavailable(path, &e))?;
+    let meta = document_meta(args, path, &markdown).map_err(|e| FileFailure::chunking(path, &e))?;
+    let doc = engine
+        .chunk(&markdown, &meta, Some(&args.profile))
+        .map_err(|e| FileFailure::chunking(path, &e))?;
+    let mut jsonl = Vec::new();
+    for chunk in &doc.chunks {
+        serde_json::to_writer(&mut jsonl, chunk).map_err(|e| FileFailure {
+            code: ErrorCode::Internal,
+            path: path.display().to_string(),
+            detail: format!("cannot serialize chunk {}: {e}", chunk.ordinal),
+        })?;
+        jsonl.push(b'\n');
+    }
+    Ok(jsonl)
+}
+
+/// The metadata of one file: the flags where given, else the per-file
+/// defaults documented in `chunk --help`.
+///
+/// The title needs the first H1, so the document is normalized here once
+/// more than the engine does it; that costs a linear pass over a file the
+/// engine tokenizes anyway, and keeps the engine's one-call API.
+pub fn document_meta(
+    args: &ChunkArgs,
+    path: &Path,
+    markdown: &[u8],
+) -> Result<DocumentMeta, ChunkError> {
+    let stem = file_stem(path);
+    let title = match &args.title {
+        Some(title) => title.clone(),
+        None => first_h1(&normalize(markdown)?.text).unwrap_or_else(|| stem.clone()),
+    };
+    Ok(DocumentMeta {
+        tenant_id: args.tenant.clone(),
+        document_id: args.document_id.clone().unwrap_or(stem),
+        source_version_id: args
+            .source_version
+            .clone()
+            .unwrap_or_else(|| default_source_version(markdown)),
+        title: Some(title),
+        source_url: None,
+        file_path: Some(path.display().to_string()),
+    })
+}
+
+/// `sha256:` + the first 16 hex digits of the sha256 of the file's bytes:
+/// changes whenever the content does, and is the same on every machine.
+pub fn default_source_version(markdown: &[u8]) -> String {
+    let digest = hex::encode(Sha256::digest(markdown));
+    format!("sha256:{}", &digest[..16])
+}
+
+/// The plain text of the first non-empty level-1 heading (ATX or setext).
+pub fn first_h1(normalized: &str) -> Option<String> {
+    parse_blocks(normalized)
+        .into_iter()
+        .find(|b| b.kind == BlockKind::Heading { level: 1 } && !b.heading_text.is_empty())
+        .map(|b| b.heading_text)
+}
+
+/// The file name without its last extension (`docs/intro.md` -> `intro`).
+fn file_stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+fn describe_overlap(overlap: Overlap) -> String {
+    match overlap {
+        Overlap::None => "none".to_owned(),
+        Overlap::Tokens {
+            tokens,
+            sentence_aligned: true,
+        } => format!("{tokens} tokens, sentence-aligned"),
+        Overlap::Tokens { tokens, .. } => format!("{tokens} tokens"),
+        Overlap::Sentences(n) => format!("{n} sentences"),
+    }
+}
+
+/// A bar on stderr only when asked for and there is more than one file: a
+/// single file finishes before a bar would tell anything.
+fn progress_bar(progress: Progress, files: usize) -> ProgressBar {
+    if progress == Progress::Hidden || files < 2 {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(files as u64), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} files {wide_msg}") {
+        bar.set_style(style);
+    }
+    bar
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::cli::DEFAULT_TENANT;
+
+    fn args(paths: &[&str]) -> ChunkArgs {
+        ChunkArgs {
+            profile: "spec-v1".into(),
+            tenant: DEFAULT_TENANT.into(),
+            document_id: None,
+            source_version: None,
+            title: None,
+            paths: paths.iter().map(PathBuf::from).collect(),
+        }
+    }
+
+    #[test]
+    fn defaults_come_from_the_file_name_content_and_first_h1() -> Result<(), ChunkError> {
+        let md = b"Intro text.\n\nGuide\n=====\n\n# Second\n";
+        let meta = document_meta(&args(&[]), Path::new("docs/setup.guide.md"), md)?;
+        assert_eq!(meta.tenant_id, "local");
+        assert_eq!(meta.document_id, "setup.guide");
+        assert_eq!(meta.source_version_id, default_source_version(md));
+        assert_eq!(meta.title.as_deref(), Some("Guide"));
+        assert_eq!(meta.file_path.as_deref(), Some("docs/setup.guide.md"));
+        assert_eq!(meta.source_url, None);
+        Ok(())
+    }
+
+    #[test]
+    fn title_falls_back_to_the_file_stem_without_an_h1() -> Result<(), ChunkError> {
+        let meta = document_meta(&args(&[]), Path::new("a/notes.md"), b"## Only H2\n\ntext\n")?;
+        assert_eq!(meta.title.as_deref(), Some("notes"));
+        let meta = document_meta(&args(&[]), Path::new("a/notes.md"), b"#\n\ntext\n")?;
+        assert_eq!(meta.title.as_deref(), Some("notes"));
+        Ok(())
+    }
+
+    #[test]
+    fn flags_override_the_defaults() -> Result<(), ChunkError> {
+        let mut a = args(&[]);
+        a.document_id = Some("confluence:OPS:42".into());
+        a.source_version = Some("v7".into());
+        a.title = Some("Runbook".into());
+        let meta = document_meta(&a, Path::new("x.md"), b"# Other\n")?;
+        assert_eq!(
+            (
+                meta.document_id.as_str(),
+                meta.source_version_id.as_str(),
+                meta.title.as_deref()
+            ),
+            ("confluence:OPS:42", "v7", Some("Runbook"))
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn default_source_version_is_a_sha256_prefix() {
+        // sha256("abc") = ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad
+        assert_eq!(default_source_version(b"abc"), "sha256:ba7816bf8f01cfea");
+    }
+
+    #[test]
+    fn invalid_utf8_is_reported_with_its_byte_offset() {
+        let err = document_meta(&args(&[]), Path::new("x.md"), b"# ok\n\xff\xfe");
+        assert_eq!(err, Err(ChunkError::InvalidUtf8 { byte_offset: 5 }));
+    }
+
+    #[test]
+    fn a_missing_file_is_one_failure_line_and_no_output() -> Result<(), OfflineError> {
+        let missing = std::env::temp_dir().join("chunk-worker-offline-test-missing.md");
+        let a = args(&[missing.to_str().unwrap_or("missing.md")]);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let summary = chunk(&a, Progress::Hidden, &mut out, &mut err)?;
+        assert_eq!(summary.exit_code(), exit::FAILED);
+        assert!(out.is_empty());
+        let err = String::from_utf8_lossy(&err);
+        assert!(
+            err.starts_with("CHUNKING_FAILED SOURCE_UNAVAILABLE: "),
+            "{err}"
+        );
+        Ok(())
+    }
+
+    /// A stdout whose reader has gone.
+    struct ClosedPipe;
+
+    impl Write for ClosedPipe {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::ErrorKind::BrokenPipe.into())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Err(io::ErrorKind::BrokenPipe.into())
+        }
+    }
+
+    #[test]
+    fn a_closed_stdout_stops_the_run_but_keeps_earlier_failures() -> Result<(), OfflineError> {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tests/fixtures");
+        let missing = fixtures.join("no-such-fixture.md");
+        let good = fixtures.join("01-headings.md");
+        let a = ChunkArgs {
+            paths: vec![missing, good.clone(), good],
+            ..args(&[])
+        };
+        let mut err = Vec::new();
+        let summary = chunk(&a, Progress::Hidden, ClosedPipe, &mut err)?;
+        // The second good file is never chunked: the reader was gone.
+        assert_eq!(
+            summary,
+            Summary {
+                succeeded: 1,
+                failed: 1
+            }
+        );
+        assert_eq!(summary.exit_code(), exit::FAILED);
+        assert_eq!(String::from_utf8_lossy(&err).lines().count(), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn unknown_profile_is_a_usage_error_listing_the_valid_ones() {
+        let mut a = args(&["never-read.md"]);
+        a.profile = "nope".into();
+        let result = chunk(&a, Progress::Hidden, Vec::new(), Vec::new());
+        match result {
+            Err(e @ OfflineError::Usage(_)) => {
+                assert_eq!(e.exit_code(), exit::USAGE);
+                assert!(e.to_string().contains("spec-v1"), "{e}");
+            }
+            other => panic!("expected a usage error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn per_document_flags_need_a_single_file() {
+        let mut a = args(&["a.md", "b.md"]);
+        a.document_id = Some("doc".into());
+        let result = chunk(&a, Progress::Hidden, Vec::new(), Vec::new());
+        assert!(
+            matches!(&result, Err(OfflineError::Usage(m)) if m.contains("--document-id")),
+            "{result:?}"
+        );
+    }
+
+    #[test]
+    fn profiles_lists_every_profile_with_its_budgets() -> Result<(), OfflineError> {
+        let mut out = Vec::new();
+        list_profiles(&mut out)?;
+        let out = String::from_utf8_lossy(&out);
+        let first = out.lines().next().unwrap_or_default();
+        assert!(first.starts_with("spec-v1 "), "{out}");
+        assert!(
+            first.contains("tokenizer=cl100k_base target=350 soft_max=450 hard_max=520 min=0")
+                && first.ends_with("(default)"),
+            "{first}"
+        );
+        let engine = Engine::builtin().map_err(OfflineError::Engine)?;
+        assert_eq!(
+            out.lines().count(),
+            engine.profiles().names().len(),
+            "{out}"
+        );
+        Ok(())
+    }
+}

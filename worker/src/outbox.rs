@@ -1,0 +1,313 @@
+//! Transactional outbox: events are written in the same transaction as the
+//! data they announce ([`enqueue`]) and published by the [`run`] relay with
+//! publisher confirms and `mandatory`. A row is marked published only after
+//! the broker confirmed it; after a crash the relay simply publishes what is
+//! still pending (at-least-once; event ids are stable, so a re-publish is a
+//! duplicate downstream can drop). Rows are claimed with `FOR UPDATE SKIP
+//! LOCKED`, so several workers never publish the same row at the same time.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use backon::{BackoffBuilder, ExponentialBuilder};
+use lapin::types::{AMQPValue, FieldTable, LongString, ShortString};
+use lapin::BasicProperties;
+use sqlx::{Postgres, Transaction};
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+use crate::amqp::publisher::{PublishError, Publisher};
+use crate::context::Context;
+
+/// Unroutable events are retried after this long at first, doubling up to
+/// [`MAX_UNROUTABLE_DELAY_SECS`]: with nobody bound yet the event must not be
+/// lost, nor block the rows behind it.
+const FIRST_UNROUTABLE_DELAY_SECS: i64 = 1;
+const MAX_UNROUTABLE_DELAY_SECS: i64 = 300;
+
+/// A relay session that lasted this long resets the reconnect backoff.
+const HEALTHY_SESSION: Duration = Duration::from_secs(60);
+
+/// Adds an event to the outbox inside `tx` (idempotent on `event_id`);
+/// `headers` (a JSON object of strings, e.g. `traceparent`) travel as AMQP
+/// headers.
+pub async fn enqueue(
+    tx: &mut Transaction<'_, Postgres>,
+    event_id: Uuid,
+    exchange: &str,
+    routing_key: &str,
+    payload: &str,
+    headers: &serde_json::Value,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO outbox (event_id, exchange, routing_key, payload, headers) \
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id) DO NOTHING",
+    )
+    .bind(event_id)
+    .bind(exchange)
+    .bind(routing_key)
+    .bind(payload)
+    .bind(headers)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+#[derive(Debug, thiserror::Error)]
+enum RelayError {
+    #[error("database: {0}")]
+    Db(#[from] sqlx::Error),
+    #[error("broker: {0}")]
+    Amqp(#[from] lapin::Error),
+}
+
+#[derive(sqlx::FromRow)]
+struct PendingRow {
+    id: i64,
+    event_id: Uuid,
+    exchange: String,
+    routing_key: String,
+    payload: String,
+    headers: serde_json::Value,
+    attempts: i32,
+}
+
+/// Runs the relay until `stop` is cancelled, then publishes what is pending
+/// (bounded by `outbox.flush_timeout`) and returns.
+pub async fn run(ctx: Arc<Context>, stop: CancellationToken) {
+    let mut reconnect = reconnect_backoff(&ctx);
+    loop {
+        let publisher = tokio::select! {
+            p = connect(&ctx) => p,
+            () = stop.cancelled() => return,
+        };
+        let publisher = match publisher {
+            Ok(p) => p,
+            Err(e) => {
+                let delay = reconnect.next().unwrap_or(Duration::from_secs(5));
+                tracing::warn!(error = %e, retry_in_ms = delay.as_millis() as u64, "outbox relay cannot reach the broker");
+                tokio::select! {
+                    () = tokio::time::sleep(delay) => continue,
+                    () = stop.cancelled() => return,
+                }
+            }
+        };
+        let session_start = std::time::Instant::now();
+        match relay_loop(&ctx, &publisher, &stop).await {
+            Ok(()) => return,
+            Err(e) => {
+                // A session that lived a while starts the backoff over; one
+                // that fails at once (e.g. the broker closes the channel on
+                // every publish) must not spin.
+                if session_start.elapsed() > HEALTHY_SESSION {
+                    reconnect = reconnect_backoff(&ctx);
+                }
+                let delay = reconnect.next().unwrap_or(Duration::from_secs(5));
+                tracing::warn!(error = %e, retry_in_ms = delay.as_millis() as u64, "outbox relay lost the broker; reconnecting");
+                tokio::select! {
+                    () = tokio::time::sleep(delay) => {}
+                    () = stop.cancelled() => return,
+                }
+            }
+        }
+    }
+}
+
+async fn connect(ctx: &Context) -> lapin::Result<(lapin::Connection, Publisher)> {
+    let conn = crate::amqp::connect(&ctx.settings.amqp.url, "chunk-worker outbox").await?;
+    // The relay may run before the consumer declared the topology (pending
+    // rows from a previous run): publishing to a missing exchange would close
+    // the channel, so the exchange is declared here too (idempotent).
+    let channel = conn.create_channel().await?;
+    channel
+        .exchange_declare(
+            &ctx.topology.events_exchange(),
+            lapin::ExchangeKind::Topic,
+            lapin::options::ExchangeDeclareOptions {
+                durable: true,
+                ..lapin::options::ExchangeDeclareOptions::default()
+            },
+            FieldTable::default(),
+        )
+        .await?;
+    let _ = channel.close(200, "declared").await;
+    let publisher = Publisher::open(&conn).await?;
+    Ok((conn, publisher))
+}
+
+fn reconnect_backoff(ctx: &Context) -> backon::ExponentialBackoff {
+    ExponentialBuilder::default()
+        .with_min_delay(ctx.settings.worker.retry_min_delay)
+        .with_max_delay(ctx.settings.worker.retry_max_delay)
+        .with_jitter()
+        .without_max_times()
+        .build()
+}
+
+/// How often published rows past the retention are deleted.
+const PRUNE_INTERVAL: Duration = Duration::from_secs(3600);
+
+/// Deletes published rows older than the retention (at most 10 000 per call,
+/// so the delete never holds locks for long).
+pub async fn prune(pool: &sqlx::PgPool, retention: Duration) -> Result<u64, sqlx::Error> {
+    let done = sqlx::query(
+        "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox \
+           WHERE published_at < now() - make_interval(secs => $1) LIMIT 10000)",
+    )
+    .bind(retention.as_secs_f64())
+    .execute(pool)
+    .await?;
+    Ok(done.rows_affected())
+}
+
+async fn relay_loop(
+    ctx: &Context,
+    (conn, publisher): &(lapin::Connection, Publisher),
+    stop: &CancellationToken,
+) -> Result<(), RelayError> {
+    let mut db_backoff = reconnect_backoff(ctx);
+    let mut last_prune: Option<std::time::Instant> = None;
+    loop {
+        if let Some(retention) = ctx.settings.outbox.retention {
+            if last_prune.is_none_or(|t| t.elapsed() >= PRUNE_INTERVAL) {
+                last_prune = Some(std::time::Instant::now());
+                match prune(&ctx.pool, retention).await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(deleted = n, "pruned published outbox rows"),
+                    Err(e) => tracing::warn!(error = %e, "could not prune the outbox"),
+                }
+            }
+        }
+        if stop.is_cancelled() {
+            let flushed = tokio::time::timeout(ctx.settings.outbox.flush_timeout, async {
+                loop {
+                    match publish_batch(ctx, publisher).await {
+                        Ok(0) => return Ok(()),
+                        Ok(_) => continue,
+                        Err(e) => return Err(e),
+                    }
+                }
+            })
+            .await;
+            match flushed {
+                Ok(Ok(())) => tracing::info!("outbox flushed"),
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e, "outbox flush stopped early; pending events are published at the next start")
+                }
+                Err(_) => tracing::warn!(
+                    "outbox flush timed out; pending events are published at the next start"
+                ),
+            }
+            let _ = conn.close(200, "shutdown").await;
+            return Ok(());
+        }
+        match publish_batch(ctx, publisher).await {
+            Ok(n) => {
+                db_backoff = reconnect_backoff(ctx);
+                if n as i64 >= ctx.settings.outbox.batch_size {
+                    continue;
+                }
+                tokio::select! {
+                    () = ctx.outbox_wakeup.notified() => {}
+                    () = tokio::time::sleep(ctx.settings.outbox.poll_interval) => {}
+                    () = stop.cancelled() => {}
+                }
+            }
+            Err(RelayError::Db(e)) => {
+                let delay = db_backoff.next().unwrap_or(Duration::from_secs(5));
+                tracing::warn!(error = %e, retry_in_ms = delay.as_millis() as u64, "outbox relay cannot reach the database");
+                tokio::select! {
+                    () = tokio::time::sleep(delay) => {}
+                    () = stop.cancelled() => {}
+                }
+            }
+            Err(e @ RelayError::Amqp(_)) => return Err(e),
+        }
+    }
+}
+
+/// Publishes one batch of due rows; returns how many rows it handled.
+async fn publish_batch(ctx: &Context, publisher: &Publisher) -> Result<usize, RelayError> {
+    let mut tx = ctx.pool.begin().await?;
+    let rows: Vec<PendingRow> = sqlx::query_as(
+        "SELECT id, event_id, exchange, routing_key, payload, headers, attempts FROM outbox \
+         WHERE published_at IS NULL AND next_attempt_at <= now() \
+         ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED",
+    )
+    .bind(ctx.settings.outbox.batch_size)
+    .fetch_all(&mut *tx)
+    .await?;
+    if rows.is_empty() {
+        tx.commit().await?;
+        return Ok(0);
+    }
+    let mut published = Vec::new();
+    for row in &rows {
+        let exchange = ctx.topology.name(&row.exchange);
+        let mut headers = FieldTable::default();
+        if let Some(extra) = row.headers.as_object() {
+            for (k, v) in extra {
+                if let Some(v) = v.as_str() {
+                    crate::amqp::headers::set_str(&mut headers, k, v);
+                }
+            }
+        }
+        headers.insert(
+            ShortString::from("schema"),
+            AMQPValue::LongString(LongString::from(schema_of(&row.payload))),
+        );
+        let props = BasicProperties::default()
+            .with_content_type(ShortString::from("application/json"))
+            .with_delivery_mode(2)
+            .with_message_id(ShortString::from(row.event_id.to_string()))
+            .with_type(ShortString::from(schema_of(&row.payload)))
+            .with_headers(headers);
+        match publisher
+            .publish(&exchange, &row.routing_key, row.payload.as_bytes(), props)
+            .await
+        {
+            Ok(()) => published.push(row.id),
+            Err(PublishError::Amqp(e)) => {
+                // Rows published so far stay pending (the transaction rolls
+                // back) and go out again: duplicates with the same event id.
+                return Err(RelayError::Amqp(e));
+            }
+            Err(e) => {
+                let delay = (FIRST_UNROUTABLE_DELAY_SECS << row.attempts.clamp(0, 16))
+                    .min(MAX_UNROUTABLE_DELAY_SECS);
+                tracing::warn!(event_id = %row.event_id, routing_key = %row.routing_key, error = %e, retry_in_s = delay, "event not delivered; will retry");
+                sqlx::query(
+                    "UPDATE outbox SET attempts = attempts + 1, last_error = $2, \
+                       next_attempt_at = now() + make_interval(secs => $3) WHERE id = $1",
+                )
+                .bind(row.id)
+                .bind(e.to_string())
+                .bind(delay as f64)
+                .execute(&mut *tx)
+                .await?;
+            }
+        }
+    }
+    if !published.is_empty() {
+        sqlx::query(
+            "UPDATE outbox SET published_at = now(), attempts = attempts + 1, last_error = NULL \
+             WHERE id = ANY($1)",
+        )
+        .bind(&published)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    ctx.metrics.events_published(published.len() as u64);
+    Ok(rows.len())
+}
+
+fn schema_of(payload: &str) -> String {
+    #[derive(serde::Deserialize)]
+    struct Schema {
+        schema: String,
+    }
+    serde_json::from_str::<Schema>(payload)
+        .map(|s| s.schema)
+        .unwrap_or_default()
+}

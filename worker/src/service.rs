@@ -1,0 +1,58 @@
+//! Entry points of `chunk-worker run` and `chunk-worker migrate` for the
+//! binary: settings from the environment, telemetry, a runtime, and an exit
+//! status (0 done, 1 failed, 2 invalid settings).
+
+use std::future::Future;
+use std::time::Duration;
+
+use crate::config::Settings;
+
+/// Exit status for settings that do not validate.
+pub const EXIT_INVALID_SETTINGS: u8 = 2;
+/// Exit status for a worker that stopped on an error.
+pub const EXIT_FAILED: u8 = 1;
+
+/// `chunk-worker run`.
+pub fn run() -> u8 {
+    entry(crate::startup::run)
+}
+
+/// `chunk-worker migrate`.
+pub fn migrate() -> u8 {
+    entry(crate::startup::migrate)
+}
+
+fn entry<F, Fut>(f: F) -> u8
+where
+    F: FnOnce(Settings) -> Fut,
+    Fut: Future<Output = anyhow::Result<()>>,
+{
+    let settings = match Settings::from_env() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_INVALID_SETTINGS;
+        }
+    };
+    crate::telemetry::init(&settings.log);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return EXIT_FAILED;
+        }
+    };
+    let result = runtime.block_on(f(settings));
+    // Blocking chunking tasks of abandoned deliveries must not hold the exit.
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            tracing::error!(error = format!("{e:#}"), "chunk-worker stopped on an error");
+            EXIT_FAILED
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! Postgres: the pool, database creation, migrations, and the writes of
+//! [`versions`] (one transaction per source version) and [`failures`].
+
+pub mod failures;
+pub mod versions;
+
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{ConnectOptions, Connection, PgConnection, PgPool};
+
+use crate::config::DatabaseSettings;
+
+/// The migrations of `migrations/`, compiled in.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
+
+/// A pool that connects lazily: start-up and `/readyz` decide when the
+/// database must be reachable, not pool construction.
+pub fn pool(settings: &DatabaseSettings) -> PgPool {
+    PgPoolOptions::new()
+        .max_connections(settings.max_connections)
+        .acquire_timeout(settings.acquire_timeout)
+        .connect_lazy_with(settings.options.clone())
+}
+
+/// Creates the database named by `settings` when it does not exist, by
+/// connecting to the `postgres` maintenance database of the same server.
+pub async fn ensure_database(settings: &DatabaseSettings) -> Result<(), sqlx::Error> {
+    let name = settings
+        .options
+        .get_database()
+        .unwrap_or("postgres")
+        .to_owned();
+    let admin_options: PgConnectOptions = settings.options.clone().database("postgres");
+    let mut conn: PgConnection = admin_options.connect().await?;
+    let exists: Option<i32> = sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
+        .bind(&name)
+        .fetch_optional(&mut conn)
+        .await?;
+    if exists.is_none() {
+        let sql = format!("CREATE DATABASE {}", quote_ident(&name));
+        match sqlx::query(&sql).execute(&mut conn).await {
+            Ok(_) => tracing::info!(database = %name, "created database"),
+            // Another worker created it between our check and our create.
+            Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("42P04") => {}
+            Err(e) => return Err(e),
+        }
+    }
+    conn.close().await
+}
+
+/// Runs the pending migrations.
+pub async fn migrate(pool: &PgPool) -> Result<(), sqlx::migrate::MigrateError> {
+    MIGRATOR.run(pool).await
+}
+
+/// `"name"` with embedded quotes doubled.
+pub fn quote_ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// Whether a database error is worth retrying (the server or the network is
+/// down, a connection was lost, a serialization conflict) rather than a bug
+/// or bad data that will fail the same way again.
+pub fn is_transient(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+            // 08: connection exception; 40: serialization failure/deadlock;
+            // 53: insufficient resources; 57: operator intervention (admin
+            // shutdown, cannot connect now); 58: system error.
+            ["08", "40", "53", "57", "58"]
+                .iter()
+                .any(|class| code.starts_with(class))
+        }),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_are_quoted() {
+        assert_eq!(quote_ident("cw_test"), "\"cw_test\"");
+        assert_eq!(quote_ident("a\"b"), "\"a\"\"b\"");
+    }
+
+    #[test]
+    fn lost_connections_are_transient_and_decode_errors_are_not() {
+        assert!(is_transient(&sqlx::Error::PoolTimedOut));
+        assert!(is_transient(&sqlx::Error::Io(std::io::Error::from(
+            std::io::ErrorKind::ConnectionReset
+        ))));
+        assert!(!is_transient(&sqlx::Error::RowNotFound));
+    }
+}

@@ -1,0 +1,587 @@
+//! Storing one source version: `documents`, `source_versions`, all `chunks`
+//! and the `chunking.completed` outbox row in ONE transaction.
+//!
+//! Concurrency: the document row is locked (`SELECT ... FOR UPDATE`) before
+//! anything is decided, so two workers storing versions of the same document
+//! serialize; the version ordering ([`is_newer`]) is then a plain comparison.
+//! Idempotency: a version that is already stored is a no-op.
+
+use std::collections::{HashMap, VecDeque};
+
+use shared::contract::{
+    ChunkingCompleted, UnchangedChunk, COMPLETED_ROUTING_KEY, COMPLETED_SCHEMA,
+};
+use shared::Chunk;
+use sqlx::{PgPool, Postgres, Transaction};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+/// Namespace of the deterministic (v5) event ids.
+pub const EVENT_NAMESPACE: Uuid = Uuid::from_u128(0x6a4f_0f3e_8c1d_4b7a_9e52_3d0c_7b1e_a9f4);
+
+/// Logical exchange of every event (the relay adds the topology prefix).
+pub const EVENTS_EXCHANGE: &str = "ingest.events";
+
+/// Everything stored for one source version.
+#[derive(Debug)]
+pub struct NewVersion<'a> {
+    /// Owning tenant.
+    pub tenant_id: &'a str,
+    /// Document id.
+    pub document_id: &'a str,
+    /// Source version id.
+    pub source_version_id: &'a str,
+    /// Upstream's version number, if any.
+    pub source_version_seq: Option<i64>,
+    /// Upstream's timestamp, if any.
+    pub occurred_at: Option<OffsetDateTime>,
+    /// `confluence` / `file`.
+    pub source_type: Option<&'a str>,
+    /// The input message's event id.
+    pub causation_id: &'a str,
+    /// Correlation id.
+    pub correlation_id: Option<&'a str>,
+    /// sha256 hex of the markdown bytes.
+    pub content_sha256: String,
+    /// The normalized document.
+    pub normalized: &'a str,
+    /// The input's metadata object.
+    pub metadata: serde_json::Value,
+    /// Profile name.
+    pub profile: &'a str,
+    /// `strategy:version`.
+    pub chunker_version: &'a str,
+    /// Tokenizer name.
+    pub tokenizer: &'a str,
+    /// The validated chunks, in ordinal order.
+    pub chunks: &'a [Chunk],
+    /// AMQP headers of the event (trace context).
+    pub event_headers: serde_json::Value,
+}
+
+/// What storing did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreOutcome {
+    /// The version was stored; its event is in the outbox.
+    Stored {
+        /// Whether it became the document's current version.
+        is_current: bool,
+        /// Chunks stored.
+        chunk_count: usize,
+        /// Chunks whose content is new relative to the previous current version.
+        changed: usize,
+    },
+    /// The version was already stored: nothing was written.
+    AlreadyStored,
+}
+
+/// Why storing failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The document id belongs to another tenant.
+    #[error("document {document_id:?} belongs to another tenant than {tenant_id:?}")]
+    TenantMismatch {
+        /// The tenant of the message.
+        tenant_id: String,
+        /// The document.
+        document_id: String,
+    },
+    /// The database failed.
+    #[error("database error: {0}")]
+    Db(#[from] sqlx::Error),
+}
+
+/// Ordering facts of a version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VersionOrder<'a> {
+    /// Source version id (the final tie-break).
+    pub source_version_id: &'a str,
+    /// `source_version_seq`.
+    pub seq: Option<i64>,
+    /// `occurred_at`.
+    pub occurred_at: Option<OffsetDateTime>,
+}
+
+/// Whether `new` should replace `current` as the document's current version.
+///
+/// `source_version_seq` decides when both have one and they differ; otherwise
+/// `occurred_at` when both have one and they differ; otherwise, when both
+/// carry the same ordering facts, the larger version id wins so the result
+/// does not depend on delivery order; with no facts to compare, the later
+/// arrival wins.
+pub fn is_newer(new: &VersionOrder<'_>, current: &VersionOrder<'_>) -> bool {
+    if let (Some(a), Some(b)) = (new.seq, current.seq) {
+        if a != b {
+            return a > b;
+        }
+    }
+    if let (Some(a), Some(b)) = (new.occurred_at, current.occurred_at) {
+        if a != b {
+            return a > b;
+        }
+    }
+    let comparable = (new.seq.is_some() && current.seq.is_some())
+        || (new.occurred_at.is_some() && current.occurred_at.is_some());
+    if comparable {
+        new.source_version_id > current.source_version_id
+    } else {
+        true
+    }
+}
+
+/// The event id of a version's `chunking.completed` event: stable, so a
+/// re-publish is a duplicate downstream can drop.
+pub fn completed_event_id(tenant_id: &str, document_id: &str, source_version_id: &str) -> Uuid {
+    Uuid::new_v5(
+        &EVENT_NAMESPACE,
+        format!("{COMPLETED_SCHEMA}|{tenant_id}|{document_id}|{source_version_id}").as_bytes(),
+    )
+}
+
+/// Compares a version's chunks with the previous version's `(chunk_id,
+/// content_hash)` list: returns the ids of new/changed chunks and the pairs of
+/// unchanged ones. Equal hashes are paired first come, first served, so a
+/// repeated chunk is reused at most as often as it existed before.
+pub fn change_set(
+    chunks: &[Chunk],
+    previous: &[(String, String)],
+) -> (Vec<String>, Vec<UnchangedChunk>) {
+    let mut by_hash: HashMap<&str, VecDeque<&str>> = HashMap::new();
+    for (id, hash) in previous {
+        by_hash
+            .entry(hash.as_str())
+            .or_default()
+            .push_back(id.as_str());
+    }
+    let mut changed = Vec::new();
+    let mut unchanged = Vec::new();
+    for c in chunks {
+        match by_hash
+            .get_mut(c.content_hash.as_str())
+            .and_then(VecDeque::pop_front)
+        {
+            Some(prev) => unchanged.push(UnchangedChunk {
+                chunk_id: c.chunk_id.clone(),
+                previous_chunk_id: prev.to_owned(),
+            }),
+            None => changed.push(c.chunk_id.clone()),
+        }
+    }
+    (changed, unchanged)
+}
+
+/// Whether the version is already stored for this tenant (a cheap check
+/// before chunking; the transaction checks again).
+pub async fn exists(pool: &PgPool, v: &NewVersionKey<'_>) -> Result<Existing, sqlx::Error> {
+    let owner: Option<String> =
+        sqlx::query_scalar("SELECT tenant_id FROM documents WHERE document_id = $1")
+            .bind(v.document_id)
+            .fetch_optional(pool)
+            .await?;
+    match owner {
+        None => Ok(Existing::No),
+        Some(owner) if owner != v.tenant_id => Ok(Existing::OtherTenant),
+        Some(_) => {
+            let found: Option<i32> = sqlx::query_scalar(
+                "SELECT 1 FROM source_versions \
+                 WHERE tenant_id = $1 AND document_id = $2 AND source_version_id = $3",
+            )
+            .bind(v.tenant_id)
+            .bind(v.document_id)
+            .bind(v.source_version_id)
+            .fetch_optional(pool)
+            .await?;
+            Ok(if found.is_some() {
+                Existing::Yes
+            } else {
+                Existing::No
+            })
+        }
+    }
+}
+
+/// Identifies a version.
+#[derive(Debug, Clone, Copy)]
+pub struct NewVersionKey<'a> {
+    /// Tenant.
+    pub tenant_id: &'a str,
+    /// Document.
+    pub document_id: &'a str,
+    /// Version.
+    pub source_version_id: &'a str,
+}
+
+/// Result of [`exists`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Existing {
+    /// Stored already.
+    Yes,
+    /// Not stored.
+    No,
+    /// The document belongs to another tenant.
+    OtherTenant,
+}
+
+/// Stores a version in one transaction (see the module docs).
+pub async fn store_version(pool: &PgPool, v: &NewVersion<'_>) -> Result<StoreOutcome, StoreError> {
+    let mut tx = pool.begin().await?;
+
+    // No conflict target: a concurrent insert of the same document may
+    // surface on either unique index (the primary key or document_id), and
+    // both mean "the row exists"; ownership is checked under the lock below.
+    sqlx::query(
+        "INSERT INTO documents (tenant_id, document_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+    )
+    .bind(v.tenant_id)
+    .bind(v.document_id)
+    .execute(&mut *tx)
+    .await?;
+
+    let (owner, current_id, current_seq, current_at): (
+        String,
+        Option<String>,
+        Option<i64>,
+        Option<OffsetDateTime>,
+    ) = sqlx::query_as(
+        "SELECT tenant_id, current_source_version_id, current_source_version_seq, current_occurred_at \
+         FROM documents WHERE document_id = $1 FOR UPDATE",
+    )
+    .bind(v.document_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    if owner != v.tenant_id {
+        tx.rollback().await?;
+        return Err(StoreError::TenantMismatch {
+            tenant_id: v.tenant_id.to_owned(),
+            document_id: v.document_id.to_owned(),
+        });
+    }
+
+    let already: Option<i32> = sqlx::query_scalar(
+        "SELECT 1 FROM source_versions \
+         WHERE tenant_id = $1 AND document_id = $2 AND source_version_id = $3",
+    )
+    .bind(v.tenant_id)
+    .bind(v.document_id)
+    .bind(v.source_version_id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if already.is_some() {
+        tx.commit().await?;
+        return Ok(StoreOutcome::AlreadyStored);
+    }
+
+    let is_current = match &current_id {
+        None => true,
+        Some(current_id) => is_newer(
+            &VersionOrder {
+                source_version_id: v.source_version_id,
+                seq: v.source_version_seq,
+                occurred_at: v.occurred_at,
+            },
+            &VersionOrder {
+                source_version_id: current_id,
+                seq: current_seq,
+                occurred_at: current_at,
+            },
+        ),
+    };
+
+    let previous: Vec<(String, String)> = match &current_id {
+        Some(current_id) => {
+            sqlx::query_as(
+                "SELECT chunk_id, content_hash FROM chunks \
+                 WHERE tenant_id = $1 AND document_id = $2 AND source_version_id = $3 \
+                 ORDER BY ordinal",
+            )
+            .bind(v.tenant_id)
+            .bind(v.document_id)
+            .bind(current_id)
+            .fetch_all(&mut *tx)
+            .await?
+        }
+        None => Vec::new(),
+    };
+    let (changed_chunk_ids, unchanged_chunks) = change_set(v.chunks, &previous);
+
+    let total_tokens: u64 = v.chunks.iter().map(|c| u64::from(c.token_count)).sum();
+    let chunk_count = u32::try_from(v.chunks.len()).unwrap_or(u32::MAX);
+
+    sqlx::query(
+        "INSERT INTO source_versions (tenant_id, document_id, source_version_id, source_version_seq, \
+           occurred_at, source_type, causation_id, correlation_id, content_sha256, normalized_markdown, \
+           metadata, profile, chunker_version, tokenizer, chunk_count, total_tokens, status) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+    )
+    .bind(v.tenant_id)
+    .bind(v.document_id)
+    .bind(v.source_version_id)
+    .bind(v.source_version_seq)
+    .bind(v.occurred_at)
+    .bind(v.source_type)
+    .bind(v.causation_id)
+    .bind(v.correlation_id)
+    .bind(&v.content_sha256)
+    .bind(v.normalized)
+    .bind(&v.metadata)
+    .bind(v.profile)
+    .bind(v.chunker_version)
+    .bind(v.tokenizer)
+    .bind(i32::try_from(chunk_count).unwrap_or(i32::MAX))
+    .bind(i64::try_from(total_tokens).unwrap_or(i64::MAX))
+    .bind(if is_current { "current" } else { "superseded" })
+    .execute(&mut *tx)
+    .await?;
+
+    insert_chunks(&mut tx, v.chunks).await?;
+
+    if is_current {
+        if let Some(previous_id) = &current_id {
+            sqlx::query(
+                "UPDATE source_versions SET status = 'superseded' \
+                 WHERE tenant_id = $1 AND document_id = $2 AND source_version_id = $3",
+            )
+            .bind(v.tenant_id)
+            .bind(v.document_id)
+            .bind(previous_id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        sqlx::query(
+            "UPDATE documents SET current_source_version_id = $3, current_source_version_seq = $4, \
+               current_occurred_at = $5, updated_at = now() \
+             WHERE tenant_id = $1 AND document_id = $2",
+        )
+        .bind(v.tenant_id)
+        .bind(v.document_id)
+        .bind(v.source_version_id)
+        .bind(v.source_version_seq)
+        .bind(v.occurred_at)
+        .execute(&mut *tx)
+        .await?;
+    }
+
+    let event_id = completed_event_id(v.tenant_id, v.document_id, v.source_version_id);
+    let changed = changed_chunk_ids.len();
+    let event = ChunkingCompleted {
+        schema: COMPLETED_SCHEMA.to_owned(),
+        event_id: event_id.to_string(),
+        causation_id: v.causation_id.to_owned(),
+        tenant_id: v.tenant_id.to_owned(),
+        document_id: v.document_id.to_owned(),
+        source_version_id: v.source_version_id.to_owned(),
+        source_version_seq: v.source_version_seq,
+        is_current,
+        profile: v.profile.to_owned(),
+        chunker_version: v.chunker_version.to_owned(),
+        tokenizer: v.tokenizer.to_owned(),
+        chunk_count,
+        chunk_ids: v.chunks.iter().map(|c| c.chunk_id.clone()).collect(),
+        total_tokens,
+        previous_source_version_id: current_id.clone(),
+        changed_chunk_ids,
+        unchanged_chunks,
+        correlation_id: v.correlation_id.map(str::to_owned),
+        occurred_at: crate::clock::now_rfc3339(),
+    };
+    let payload = serde_json::to_string(&event).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+    crate::outbox::enqueue(
+        &mut tx,
+        event_id,
+        EVENTS_EXCHANGE,
+        COMPLETED_ROUTING_KEY,
+        &payload,
+        &v.event_headers,
+    )
+    .await?;
+
+    tx.commit().await?;
+    Ok(StoreOutcome::Stored {
+        is_current,
+        chunk_count: v.chunks.len(),
+        changed,
+    })
+}
+
+/// Inserts all chunks with one statement: one array per column, `UNNEST`ed.
+/// `headings_path` (ragged) travels as one JSON array per chunk.
+async fn insert_chunks(
+    tx: &mut Transaction<'_, Postgres>,
+    chunks: &[Chunk],
+) -> Result<(), sqlx::Error> {
+    if chunks.is_empty() {
+        return Ok(());
+    }
+    let n = chunks.len();
+    let mut tenant = Vec::with_capacity(n);
+    let mut document = Vec::with_capacity(n);
+    let mut version = Vec::with_capacity(n);
+    let mut ordinal = Vec::with_capacity(n);
+    let mut chunk_id = Vec::with_capacity(n);
+    let mut granularity = Vec::with_capacity(n);
+    let mut chunk_type = Vec::with_capacity(n);
+    let mut headings = Vec::with_capacity(n);
+    let mut chunk_path = Vec::with_capacity(n);
+    let mut chunk_text = Vec::with_capacity(n);
+    let mut embed_text = Vec::with_capacity(n);
+    let mut token_count = Vec::with_capacity(n);
+    let mut char_start = Vec::with_capacity(n);
+    let mut char_end = Vec::with_capacity(n);
+    let mut byte_start = Vec::with_capacity(n);
+    let mut byte_end = Vec::with_capacity(n);
+    let mut block_start = Vec::with_capacity(n);
+    let mut block_end = Vec::with_capacity(n);
+    let mut overlap = Vec::with_capacity(n);
+    let mut closing = Vec::with_capacity(n);
+    let mut content_hash = Vec::with_capacity(n);
+    let mut profile = Vec::with_capacity(n);
+    let mut chunker_version = Vec::with_capacity(n);
+    let mut tokenizer = Vec::with_capacity(n);
+    let mut source_url = Vec::with_capacity(n);
+    let mut file_path = Vec::with_capacity(n);
+    for c in chunks {
+        tenant.push(c.tenant_id.as_str());
+        document.push(c.document_id.as_str());
+        version.push(c.source_version_id.as_str());
+        ordinal.push(to_i32(c.ordinal));
+        chunk_id.push(c.chunk_id.as_str());
+        granularity.push(c.granularity.as_str());
+        chunk_type.push(c.chunk_type.as_str());
+        headings.push(
+            serde_json::to_string(&c.headings_path)
+                .map_err(|e| sqlx::Error::Encode(Box::new(e)))?,
+        );
+        chunk_path.push(c.chunk_path.as_str());
+        chunk_text.push(c.chunk_text.as_str());
+        embed_text.push(c.embed_text.as_str());
+        token_count.push(to_i32(c.token_count));
+        char_start.push(to_i64(c.char_start));
+        char_end.push(to_i64(c.char_end));
+        byte_start.push(to_i64(c.byte_start));
+        byte_end.push(to_i64(c.byte_end));
+        block_start.push(to_i32(c.block_start_idx));
+        block_end.push(to_i32(c.block_end_idx));
+        overlap.push(to_i32(c.overlap_prefix_chars));
+        closing.push(to_i32(c.closing_suffix_chars));
+        content_hash.push(c.content_hash.as_str());
+        profile.push(c.profile.as_str());
+        chunker_version.push(c.chunker_version.as_str());
+        tokenizer.push(c.tokenizer.as_str());
+        source_url.push(c.source_url.as_deref());
+        file_path.push(c.file_path.as_deref());
+    }
+    sqlx::query(
+        "INSERT INTO chunks (tenant_id, document_id, source_version_id, ordinal, chunk_id, granularity, \
+           chunk_type, headings_path, chunk_path, chunk_text, embed_text, token_count, char_start, char_end, \
+           byte_start, byte_end, block_start_idx, block_end_idx, overlap_prefix_chars, closing_suffix_chars, \
+           content_hash, profile, chunker_version, tokenizer, source_url, file_path) \
+         SELECT u.tenant_id, u.document_id, u.source_version_id, u.ordinal, u.chunk_id, u.granularity, \
+           u.chunk_type, ARRAY(SELECT jsonb_array_elements_text(u.headings::jsonb)), u.chunk_path, \
+           u.chunk_text, u.embed_text, u.token_count, u.char_start, u.char_end, u.byte_start, u.byte_end, \
+           u.block_start_idx, u.block_end_idx, u.overlap_prefix_chars, u.closing_suffix_chars, \
+           u.content_hash, u.profile, u.chunker_version, u.tokenizer, u.source_url, u.file_path \
+         FROM UNNEST($1::text[], $2::text[], $3::text[], $4::int4[], $5::text[], $6::text[], $7::text[], \
+           $8::text[], $9::text[], $10::text[], $11::text[], $12::int4[], $13::int8[], $14::int8[], \
+           $15::int8[], $16::int8[], $17::int4[], $18::int4[], $19::int4[], $20::int4[], $21::text[], \
+           $22::text[], $23::text[], $24::text[], $25::text[], $26::text[]) \
+           AS u(tenant_id, document_id, source_version_id, ordinal, chunk_id, granularity, chunk_type, \
+             headings, chunk_path, chunk_text, embed_text, token_count, char_start, char_end, byte_start, \
+             byte_end, block_start_idx, block_end_idx, overlap_prefix_chars, closing_suffix_chars, \
+             content_hash, profile, chunker_version, tokenizer, source_url, file_path)",
+    )
+    .bind(tenant)
+    .bind(document)
+    .bind(version)
+    .bind(ordinal)
+    .bind(chunk_id)
+    .bind(granularity)
+    .bind(chunk_type)
+    .bind(headings)
+    .bind(chunk_path)
+    .bind(chunk_text)
+    .bind(embed_text)
+    .bind(token_count)
+    .bind(char_start)
+    .bind(char_end)
+    .bind(byte_start)
+    .bind(byte_end)
+    .bind(block_start)
+    .bind(block_end)
+    .bind(overlap)
+    .bind(closing)
+    .bind(content_hash)
+    .bind(profile)
+    .bind(chunker_version)
+    .bind(tokenizer)
+    .bind(source_url)
+    .bind(file_path)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+// Chunk counters are u32/u64 in the record and int4/int8 in Postgres; values
+// past i32/i64 cannot occur under the size limit, and saturating keeps the
+// conversion total.
+fn to_i32(v: u32) -> i32 {
+    i32::try_from(v).unwrap_or(i32::MAX)
+}
+
+fn to_i64(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    fn order(id: &str, seq: Option<i64>, at: Option<OffsetDateTime>) -> VersionOrder<'_> {
+        VersionOrder {
+            source_version_id: id,
+            seq,
+            occurred_at: at,
+        }
+    }
+
+    #[test]
+    fn sequence_numbers_decide_first() {
+        let old = order("v9", Some(9), Some(datetime!(2026-01-02 0:00 UTC)));
+        let new = order("v10", Some(10), Some(datetime!(2026-01-01 0:00 UTC)));
+        assert!(is_newer(&new, &old));
+        assert!(!is_newer(&old, &new));
+    }
+
+    #[test]
+    fn occurred_at_decides_without_sequence_numbers() {
+        let old = order("a", None, Some(datetime!(2026-01-01 0:00 UTC)));
+        let new = order("b", None, Some(datetime!(2026-01-02 0:00 UTC)));
+        assert!(is_newer(&new, &old));
+        assert!(!is_newer(&old, &new));
+    }
+
+    #[test]
+    fn ties_are_broken_by_version_id_whatever_the_order() {
+        let a = order("a", Some(1), None);
+        let b = order("b", Some(1), None);
+        assert!(is_newer(&b, &a));
+        assert!(!is_newer(&a, &b));
+    }
+
+    #[test]
+    fn without_ordering_facts_the_later_arrival_wins() {
+        assert!(is_newer(&order("a", None, None), &order("b", None, None)));
+    }
+
+    #[test]
+    fn event_ids_are_stable() {
+        assert_eq!(
+            completed_event_id("t", "d", "v"),
+            completed_event_id("t", "d", "v")
+        );
+        assert_ne!(
+            completed_event_id("t", "d", "v"),
+            completed_event_id("t", "d", "w")
+        );
+    }
+}
