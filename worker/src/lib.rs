@@ -11,6 +11,8 @@ pub mod amqp;
 pub mod clock;
 pub mod config;
 pub mod context;
+pub mod dlq;
+pub mod demo;
 pub mod handler;
 pub mod http;
 pub mod metrics;

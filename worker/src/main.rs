@@ -29,6 +29,8 @@ fn main() -> ExitCode {
         Command::Profiles => offline_status("profiles", offline::list_profiles(stdout())),
         Command::Run => ExitCode::from(worker::service::run()),
         Command::Migrate => ExitCode::from(worker::service::migrate()),
+        Command::Dlq(args) => ExitCode::from(worker::dlq::run(args)),
+        Command::Demo { inputs } => ExitCode::from(worker::service::demo(inputs.clone())),
     }
 }
 

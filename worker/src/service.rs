@@ -14,26 +14,39 @@ pub const EXIT_FAILED: u8 = 1;
 
 /// `chunk-worker run`.
 pub fn run() -> u8 {
-    entry(crate::startup::run)
+    entry(|_| {}, crate::startup::run)
 }
 
 /// `chunk-worker migrate`.
 pub fn migrate() -> u8 {
-    entry(crate::startup::migrate)
+    entry(|_| {}, crate::startup::migrate)
 }
 
-fn entry<F, Fut>(f: F) -> u8
+/// `chunk-worker demo [FILE_OR_DIR...]`: quiet logs (warnings only, unless
+/// RUST_LOG says otherwise), the demo's own table on stdout.
+pub fn demo(inputs: Vec<std::path::PathBuf>) -> u8 {
+    let inputs = if inputs.is_empty() {
+        crate::demo::default_inputs()
+    } else {
+        inputs
+    };
+    let quiet = |s: &mut Settings| s.log.level = "warn,lapin=error".into();
+    entry(quiet, move |settings| crate::demo::run(settings, inputs))
+}
+
+fn entry<F, Fut>(adjust: impl FnOnce(&mut Settings), f: F) -> u8
 where
     F: FnOnce(Settings) -> Fut,
     Fut: Future<Output = anyhow::Result<()>>,
 {
-    let settings = match Settings::from_env() {
+    let mut settings = match Settings::from_env() {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
             return EXIT_INVALID_SETTINGS;
         }
     };
+    adjust(&mut settings);
     crate::telemetry::init(&settings.log);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
