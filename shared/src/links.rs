@@ -332,6 +332,14 @@ fn confluence_target(rest: &str, url: &Url) -> Option<(LinkType, Target)> {
         ["spaces", key] | ["spaces", key, "overview" | "pages"] | ["display", key] => {
             Some((LinkType::ConfluenceSpace, page(Some(key), None, None)))
         }
+        // Server blog posts: /display/KEY/2024/05/17/Title.
+        ["display", key, y, m, d, title, ..]
+            if [y, m, d]
+                .iter()
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit())) =>
+        {
+            Some((LinkType::ConfluencePage, page(Some(key), None, Some(title))))
+        }
         ["display", key, title, ..] => {
             Some((LinkType::ConfluencePage, page(Some(key), None, Some(title))))
         }
@@ -643,6 +651,11 @@ mod tests {
         assert_eq!(
             kind("https://confluence.acme.com/display/OPS").0,
             LinkType::ConfluenceSpace
+        );
+        let (k, t) = kind("https://confluence.acme.com/display/OPS/2024/05/17/Release+Notes");
+        assert_eq!(
+            (k, t.title.as_deref()),
+            (LinkType::ConfluencePage, Some("Release Notes"))
         );
         assert_eq!(
             kind("https://acme.atlassian.net/wiki/spaces/ENG/overview").0,
