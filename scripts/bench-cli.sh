@@ -6,10 +6,11 @@
 #      pinned to one core, RUNS times: MB/s (bytes = total size of the input
 #      *.md files) from the fastest run, and max RSS;
 #   2. a bare cl100k count of the same bytes (`shared/examples/bpe_count.rs`,
-#      bpe-openai), same way, and the ratio ours / bare (target >= 0.5);
+#      bpe-openai), alternating run for run with 1 so both see the same load,
+#      and the ratio ours / bare from the fastest runs (target >= 0.5);
 #   3. ours / text-splitter (target >= 8) when TS_MBPS is given: text-splitter's
 #      MB/s from `cargo bench -p shared --bench text_splitter` (criterion prints
-#      MiB/s: multiply by 1.048576);
+#      MiB/s: multiply by 1.048576; BENCHMARKS.md uses its fastest sample);
 #   4. a >= 100 MiB synthetic file (corpus files concatenated into $BIG) chunked
 #      once, pinned: wall time and max RSS (target < 1 GB RSS).
 #
@@ -32,7 +33,6 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-ROOT=$(pwd)
 CORPUS=${CORPUS:-../shared/corpus/en}
 PROFILE=${PROFILE:-spec-v1}
 RUNS=${RUNS:-3}
@@ -69,41 +69,41 @@ echo "==> $(date -u '+%Y-%m-%dT%H:%MZ')  commit $(git rev-parse --short HEAD 2>/
 echo "    $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), pinned to core $CPU"
 echo "    corpus $CORPUS: $FILES files, $BYTES bytes"
 
-# time_runs NAME BYTES CMD...: RUNS pinned runs, stdout to /dev/null; prints a
-# line per run and sets BEST_S (fastest wall seconds) and MAX_KB (max RSS).
-time_runs() {
-  local name=$1 bytes=$2
-  shift 2
-  BEST_S=""
-  MAX_KB=0
-  local i s kb rc load
-  for i in $(seq 1 "$RUNS"); do
-    load=$(load1)
-    rc=0
-    taskset -c "$CPU" /usr/bin/time -f '%e %M' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || rc=$?
-    read -r s kb < <(tail -n1 "$WORK/time")
-    if [ "$rc" != 0 ]; then
-      echo "    $name run $i: exit status $rc" >&2
-      tail -n5 "$WORK/stderr" >&2
-    fi
-    awk -v n="$name" -v i="$i" -v s="$s" -v kb="$kb" -v b="$bytes" -v l="$load" -v rc="$rc" \
-      'BEGIN { printf "    %-22s run %d: %7.2f s  %7.2f MB/s  max RSS %7.1f MiB  load %s%s\n", n, i, s, b / 1e6 / s, kb / 1024, l, (rc != 0 ? "  (FAILED)" : "") }'
-    if [ -z "$BEST_S" ] || awk -v a="$s" -v b="$BEST_S" 'BEGIN { exit !(a < b) }'; then BEST_S=$s; fi
-    if [ "$kb" -gt "$MAX_KB" ]; then MAX_KB=$kb; fi
-  done
+# time_one NAME BYTES RUN CMD...: one pinned run, stdout to /dev/null; prints
+# a line and sets S (wall seconds) and KB (max RSS in KiB).
+time_one() {
+  local name=$1 bytes=$2 run=$3 rc=0 load
+  shift 3
+  load=$(load1)
+  taskset -c "$CPU" /usr/bin/time -f '%e %M' -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || rc=$?
+  read -r S KB < <(tail -n1 "$WORK/time")
+  if [ "$rc" != 0 ]; then
+    echo "    $name run $run: exit status $rc" >&2
+    tail -n5 "$WORK/stderr" >&2
+  fi
+  awk -v n="$name" -v i="$run" -v s="$S" -v kb="$KB" -v b="$bytes" -v l="$load" -v rc="$rc" \
+    'BEGIN { printf "    %-16s run %d: %7.2f s  %7.2f MB/s  max RSS %7.1f MiB  load %s%s\n", n, i, s, b / 1e6 / s, kb / 1024, l, (rc != 0 ? "  (FAILED)" : "") }'
 }
 
-echo "==> taskset -c $CPU chunk-worker chunk --profile $PROFILE $CORPUS > /dev/null  ($RUNS runs)"
-time_runs "chunk $PROFILE" "$BYTES" "$WORK/chunk-worker" chunk --profile "$PROFILE" "$CORPUS"
-OURS_S=$BEST_S OURS_KB=$MAX_KB
+# min A B: the smaller of two decimals (A when B is empty).
+min() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a < b) ? a : b }'; }
 
-echo "==> taskset -c $CPU bpe_count $CORPUS  (bare bpe-openai cl100k count, $RUNS runs)"
-time_runs "bpe_count" "$BYTES" "$WORK/bpe_count" "$CORPUS"
-BARE_S=$BEST_S
+# The two commands alternate, so both see the same load over the runs.
+echo "==> $RUNS x alternately, pinned to core $CPU, stdout to /dev/null:"
+echo "    chunk-worker chunk --profile $PROFILE $CORPUS"
+echo "    bpe_count $CORPUS   (bare bpe-openai cl100k count: shared/examples/bpe_count.rs)"
+OURS_S="" OURS_KB=0 BARE_S=""
+for i in $(seq 1 "$RUNS"); do
+  time_one "chunk $PROFILE" "$BYTES" "$i" "$WORK/chunk-worker" chunk --profile "$PROFILE" "$CORPUS"
+  OURS_S=$(min "$S" "$OURS_S")
+  if [ "$KB" -gt "$OURS_KB" ]; then OURS_KB=$KB; fi
+  time_one "bpe_count" "$BYTES" "$i" "$WORK/bpe_count" "$CORPUS"
+  BARE_S=$(min "$S" "$BARE_S")
+done
 
 awk -v b="$BYTES" -v o="$OURS_S" -v ok="$OURS_KB" -v bare="$BARE_S" -v ts="${TS_MBPS:-}" 'BEGIN {
   ours = b / 1e6 / o; bm = b / 1e6 / bare; r = ours / bm
-  printf "==> best of runs: chunk %.2f MB/s (max RSS %.1f MiB), bare bpe-openai %.2f MB/s\n", ours, ok / 1024, bm
+  printf "==> fastest runs: chunk %.2f MB/s (max RSS %.1f MiB), bare bpe-openai %.2f MB/s\n", ours, ok / 1024, bm
   printf "    ours / bare bpe-openai = %.3f  (target >= 0.5: %s)\n", r, (r >= 0.5 ? "met" : "NOT met")
   if (ts != "") {
     t = ours / ts
@@ -138,5 +138,5 @@ if [ ! -f "$BIG" ] || [ "$(stat -c %s "$BIG")" -lt "$TARGET" ]; then
 fi
 BIG_BYTES=$(stat -c %s "$BIG")
 echo "==> taskset -c $CPU chunk-worker chunk --profile $PROFILE $BIG > /dev/null  ($BIG_BYTES bytes, 1 run, timeout ${BIG_TIMEOUT}s)"
-RUNS=1 time_runs "chunk big file" "$BIG_BYTES" timeout "$BIG_TIMEOUT" "$WORK/chunk-worker" chunk --profile "$PROFILE" "$BIG"
-awk -v kb="$MAX_KB" 'BEGIN { printf "    max RSS %.1f MiB (target < 1 GB: %s)\n", kb / 1024, (kb * 1024 < 1e9 ? "met" : "NOT met") }'
+time_one "chunk big file" "$BIG_BYTES" 1 timeout "$BIG_TIMEOUT" "$WORK/chunk-worker" chunk --profile "$PROFILE" "$BIG"
+awk -v kb="$KB" 'BEGIN { printf "    max RSS %.1f MiB (target < 1 GB: %s)\n", kb / 1024, (kb * 1024 < 1e9 ? "met" : "NOT met") }'

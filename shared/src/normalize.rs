@@ -13,6 +13,7 @@
 //! Normalization is idempotent: normalizing a normalized document changes
 //! nothing (a property test holds it to that).
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use pulldown_cmark::{Event, Options, Parser, Tag};
@@ -39,9 +40,9 @@ pub fn normalize(bytes: &[u8]) -> Result<NormalizedDocument, ChunkError> {
     })
 }
 
-fn unify_line_endings(text: &str) -> String {
+fn unify_line_endings(text: &str) -> Cow<'_, str> {
     if !text.contains('\r') {
-        return text.to_owned();
+        return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
@@ -55,7 +56,7 @@ fn unify_line_endings(text: &str) -> String {
             out.push(c);
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Parser options shared by normalization and block parsing, so both see the

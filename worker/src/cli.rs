@@ -112,6 +112,14 @@ pub enum Command {
     /// List the chunking profiles with their tokenizer and token budgets, one per line.
     #[command(after_long_help = "Example:\n  chunk-worker profiles")]
     Profiles,
+    /// Extract the links of Markdown files and write one JSON object per link
+    /// (JSONL) to stdout: URL, anchor text, link type, Confluence/Jira target,
+    /// and the chunk holding it.
+    #[command(
+        after_help = EXIT_STATUS_HELP,
+        after_long_help = format!("{LINKS_HELP}\n\n{EXIT_STATUS_HELP}")
+    )]
+    Links(LinksArgs),
     /// Run the queue worker: consume normalize_markdown.completed messages, store
     /// chunks, publish chunking.completed events, until SIGTERM/SIGINT.
     #[command(after_long_help = SERVICE_HELP)]
@@ -186,6 +194,57 @@ pub struct ChunkArgs {
     /// Markdown files, or directories to search recursively for `*.md` files.
     #[arg(value_name = "FILE", required = true)]
     pub paths: Vec<PathBuf>,
+}
+
+const LINKS_HELP: &str = "\
+Each line is one link occurrence, in document order: the fields of the link
+(link_ordinal, chunk_ordinal, url, resolved_url, anchor_text, link_type,
+target {space_key, page_id, title, anchor, issue_key}, is_image, byte_start,
+byte_end, char_start) plus tenant_id, document_id, source_version_id and the
+chunk_id of the chunk holding it (the same ids `chunk` prints).
+
+link_type is one of confluence_page, confluence_space, confluence_attachment,
+confluence_tiny, jira_issue, anchor, relative, external. Which sites are
+Confluence and Jira comes from --confluence-base-url / --jira-base-url, plus
+the site of --source-url when it is a Confluence page URL; relative links are
+resolved against --source-url.
+
+Examples:
+  chunk-worker links page.md --source-url https://acme.atlassian.net/wiki/spaces/ENG/pages/123/Guide
+  chunk-worker links docs/ --confluence-base-url https://confluence.acme.com \\
+      --jira-base-url https://jira.acme.com | jq -r 'select(.link_type==\"jira_issue\") | .target.issue_key'";
+
+/// Options of `chunk-worker links`.
+#[derive(Debug, Clone, Args)]
+pub struct LinksArgs {
+    /// Chunking options: links carry the id of the chunk that holds them.
+    #[command(flatten)]
+    pub chunk: ChunkArgs,
+
+    /// The document's own URL: relative links resolve against it, and if it is
+    /// a Confluence page URL its site counts as Confluence. Only with a single
+    /// input file.
+    #[arg(long, value_name = "URL", value_parser = parse_http_url)]
+    pub source_url: Option<String>,
+
+    /// Base URL of a Confluence site (repeatable), e.g. https://confluence.acme.com.
+    #[arg(long = "confluence-base-url", value_name = "URL", value_parser = parse_http_url)]
+    pub confluence_base_urls: Vec<String>,
+
+    /// Base URL of a Jira site (repeatable), e.g. https://jira.acme.com.
+    #[arg(long = "jira-base-url", value_name = "URL", value_parser = parse_http_url)]
+    pub jira_base_urls: Vec<String>,
+}
+
+/// An absolute http(s) URL with a host.
+fn parse_http_url(value: &str) -> Result<String, String> {
+    match url::Url::parse(value) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => {
+            Ok(value.to_owned())
+        }
+        Ok(_) => Err("must be an http(s) URL with a host".to_owned()),
+        Err(e) => Err(format!("not a URL: {e}")),
+    }
 }
 
 /// Options of `chunk-worker normalize`.

@@ -7,6 +7,7 @@ use std::panic::AssertUnwindSafe;
 
 use sha2::{Digest, Sha256};
 use shared::contract::NormalizeMarkdownCompleted;
+use shared::links::{extract_links, Classifier, Link, LinkConfig};
 use shared::{ChunkError, ChunkedDocument, DocumentMeta, ErrorCode};
 
 use crate::context::Context;
@@ -241,7 +242,9 @@ pub async fn handle(
         source_url: msg.source_url().map(str::to_owned),
         file_path: msg.file_path().map(str::to_owned),
     };
-    let doc = chunk_off_runtime(ctx, bytes, meta, msg.profile.clone()).await?;
+    let link_config = ctx.settings.links.for_tenant(&msg.tenant_id);
+    let (doc, links) =
+        chunk_off_runtime(ctx, bytes, meta, msg.profile.clone(), link_config).await?;
 
     let metadata = match &msg.metadata {
         serde_json::Value::Null => serde_json::json!({}),
@@ -269,7 +272,7 @@ pub async fn handle(
         chunks: &doc.chunks,
         event_headers: event_headers.clone(),
     };
-    match versions::store_version(&ctx.pool, &new).await {
+    match versions::store_version_with_links(&ctx.pool, &new, &links).await {
         Ok(StoreOutcome::Stored {
             is_current,
             chunk_count,
@@ -298,18 +301,24 @@ fn tenant_mismatch(msg: &NormalizeMarkdownCompleted) -> Failure {
     )
 }
 
-/// Chunks on the blocking pool (never on a runtime thread); a panic in the
-/// engine is caught and becomes `INTERNAL`.
+/// Chunks and extracts the links (classified with `links` and the
+/// document's `source_url`) on the blocking pool, never on a runtime thread;
+/// a panic in the engine is caught and becomes `INTERNAL`.
 async fn chunk_off_runtime(
     ctx: &Context,
     bytes: Vec<u8>,
     meta: DocumentMeta,
     profile: Option<String>,
-) -> Result<ChunkedDocument, Failure> {
+    links: LinkConfig,
+) -> Result<(ChunkedDocument, Vec<Link>), Failure> {
     let engine = ctx.engine.clone();
     let joined = tokio::task::spawn_blocking(move || {
         std::panic::catch_unwind(AssertUnwindSafe(|| {
-            engine.chunk(&bytes, &meta, profile.as_deref())
+            engine.chunk(&bytes, &meta, profile.as_deref()).map(|doc| {
+                let classifier = Classifier::new(&links, meta.source_url.as_deref());
+                let found = extract_links(&doc.normalized, &doc.chunks, &classifier);
+                (doc, found)
+            })
         }))
     })
     .await;

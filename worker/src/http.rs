@@ -64,6 +64,10 @@ async fn readyz(State(ctx): State<Arc<Context>>) -> impl IntoResponse {
 async fn metrics(State(ctx): State<Arc<Context>>) -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        ctx.metrics.render(),
+        format!(
+            "{}{}",
+            ctx.metrics.render(),
+            crate::ops_metrics::render(&ctx).await
+        ),
     )
 }

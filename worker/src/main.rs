@@ -27,6 +27,9 @@ fn main() -> ExitCode {
             offline_status("normalize", result)
         }
         Command::Profiles => offline_status("profiles", offline::list_profiles(stdout())),
+        Command::Links(args) => {
+            offline_status("links", offline::links(args, stdout(), io::stderr()))
+        }
         Command::Run => ExitCode::from(worker::service::run()),
         Command::Migrate => ExitCode::from(worker::service::migrate()),
         Command::Dlq(args) => ExitCode::from(worker::dlq::run(args)),

@@ -12,6 +12,7 @@
 //! a run early but quietly: the reader has all it wanted.
 
 mod inputs;
+pub mod links;
 
 use std::fmt;
 use std::fs;
@@ -21,14 +22,14 @@ use std::path::Path;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sha2::{Digest, Sha256};
 use shared::chunk::profile::Overlap;
-use shared::markdown::{parse_blocks, BlockKind};
 use shared::normalize::normalize;
 use shared::strategy::Engine;
-use shared::{ChunkError, DocumentMeta, ErrorCode};
+use shared::{Chunk, ChunkError, DocumentMeta, ErrorCode};
 
 use crate::cli::{exit, ChunkArgs, NormalizeArgs};
 
 pub use inputs::{collect_inputs, Input};
+pub use links::links;
 
 /// How a command that ran to its end went.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -168,9 +169,9 @@ pub fn chunk(
             None => chunk_file(&engine, args, &input.path),
         };
         match result {
-            Ok(jsonl) => {
+            Ok(chunks) => {
                 summary.succeeded += 1;
-                if deliver(stdout.write_all(&jsonl))? == Delivery::ReaderGone {
+                if deliver(write_jsonl(&mut stdout, &chunks))? == Delivery::ReaderGone {
                     break;
                 }
             }
@@ -289,52 +290,44 @@ fn check_inputs(args: &ChunkArgs, inputs: &[Input]) -> Result<(), OfflineError> 
     Ok(())
 }
 
-/// Reads and chunks one file; returns its JSONL lines, ready to write.
-fn chunk_file(engine: &Engine, args: &ChunkArgs, path: &Path) -> Result<Vec<u8>, FileFailure> {
+/// Reads and chunks one file. Nothing is written yet: a file that fails
+/// leaves no output.
+fn chunk_file(engine: &Engine, args: &ChunkArgs, path: &Path) -> Result<Vec<Chunk>, FileFailure> {
     let markdown = fs::read(path).map_err(|e| FileFailure::source_unavailable(path, &e))?;
-    let meta = document_meta(args, path, &markdown).map_err(|e| FileFailure::chunking(path, &e))?;
+    let meta = document_meta(args, path, &markdown);
     let doc = engine
         .chunk(&markdown, &meta, Some(&args.profile))
         .map_err(|e| FileFailure::chunking(path, &e))?;
-    let mut jsonl = Vec::new();
-    for chunk in &doc.chunks {
-        serde_json::to_writer(&mut jsonl, chunk).map_err(|e| FileFailure {
-            code: ErrorCode::Internal,
-            path: path.display().to_string(),
-            detail: format!("cannot serialize chunk {}: {e}", chunk.ordinal),
-        })?;
-        jsonl.push(b'\n');
+    Ok(doc.chunks)
+}
+
+/// Writes chunks as JSON lines, streaming: a large file's output is never
+/// held in memory twice.
+fn write_jsonl(out: &mut impl Write, chunks: &[Chunk]) -> io::Result<()> {
+    for chunk in chunks {
+        // `From` keeps the kind of an I/O error (a closed pipe stays BrokenPipe).
+        serde_json::to_writer(&mut *out, chunk).map_err(io::Error::from)?;
+        out.write_all(b"\n")?;
     }
-    Ok(jsonl)
+    Ok(())
 }
 
 /// The metadata of one file: the flags where given, else the per-file
-/// defaults documented in `chunk --help`.
-///
-/// The title needs the first H1, so the document is normalized here once
-/// more than the engine does it; that costs a linear pass over a file the
-/// engine tokenizes anyway, and keeps the engine's one-call API.
-pub fn document_meta(
-    args: &ChunkArgs,
-    path: &Path,
-    markdown: &[u8],
-) -> Result<DocumentMeta, ChunkError> {
+/// defaults documented in `chunk --help`. Without `--title` the engine
+/// takes the first H1, else the file name (`file_path`), as the title.
+pub fn document_meta(args: &ChunkArgs, path: &Path, markdown: &[u8]) -> DocumentMeta {
     let stem = file_stem(path);
-    let title = match &args.title {
-        Some(title) => title.clone(),
-        None => first_h1(&normalize(markdown)?.text).unwrap_or_else(|| stem.clone()),
-    };
-    Ok(DocumentMeta {
+    DocumentMeta {
         tenant_id: args.tenant.clone(),
         document_id: args.document_id.clone().unwrap_or(stem),
         source_version_id: args
             .source_version
             .clone()
             .unwrap_or_else(|| default_source_version(markdown)),
-        title: Some(title),
+        title: args.title.clone(),
         source_url: None,
         file_path: Some(path.display().to_string()),
-    })
+    }
 }
 
 /// `sha256:` + the first 16 hex digits of the sha256 of the file's bytes:
@@ -342,14 +335,6 @@ pub fn document_meta(
 pub fn default_source_version(markdown: &[u8]) -> String {
     let digest = hex::encode(Sha256::digest(markdown));
     format!("sha256:{}", &digest[..16])
-}
-
-/// The plain text of the first non-empty level-1 heading (ATX or setext).
-pub fn first_h1(normalized: &str) -> Option<String> {
-    parse_blocks(normalized)
-        .into_iter()
-        .find(|b| b.kind == BlockKind::Heading { level: 1 } && !b.heading_text.is_empty())
-        .map(|b| b.heading_text)
 }
 
 /// The file name without its last extension (`docs/intro.md` -> `intro`).
@@ -403,34 +388,25 @@ mod tests {
     }
 
     #[test]
-    fn defaults_come_from_the_file_name_content_and_first_h1() -> Result<(), ChunkError> {
+    fn defaults_come_from_the_file_name_and_content() {
         let md = b"Intro text.\n\nGuide\n=====\n\n# Second\n";
-        let meta = document_meta(&args(&[]), Path::new("docs/setup.guide.md"), md)?;
+        let meta = document_meta(&args(&[]), Path::new("docs/setup.guide.md"), md);
         assert_eq!(meta.tenant_id, "local");
         assert_eq!(meta.document_id, "setup.guide");
         assert_eq!(meta.source_version_id, default_source_version(md));
-        assert_eq!(meta.title.as_deref(), Some("Guide"));
+        // The engine resolves the title (first H1, else the file name).
+        assert_eq!(meta.title, None);
         assert_eq!(meta.file_path.as_deref(), Some("docs/setup.guide.md"));
         assert_eq!(meta.source_url, None);
-        Ok(())
     }
 
     #[test]
-    fn title_falls_back_to_the_file_stem_without_an_h1() -> Result<(), ChunkError> {
-        let meta = document_meta(&args(&[]), Path::new("a/notes.md"), b"## Only H2\n\ntext\n")?;
-        assert_eq!(meta.title.as_deref(), Some("notes"));
-        let meta = document_meta(&args(&[]), Path::new("a/notes.md"), b"#\n\ntext\n")?;
-        assert_eq!(meta.title.as_deref(), Some("notes"));
-        Ok(())
-    }
-
-    #[test]
-    fn flags_override_the_defaults() -> Result<(), ChunkError> {
+    fn flags_override_the_defaults() {
         let mut a = args(&[]);
         a.document_id = Some("confluence:OPS:42".into());
         a.source_version = Some("v7".into());
         a.title = Some("Runbook".into());
-        let meta = document_meta(&a, Path::new("x.md"), b"# Other\n")?;
+        let meta = document_meta(&a, Path::new("x.md"), b"# Other\n");
         assert_eq!(
             (
                 meta.document_id.as_str(),
@@ -439,19 +415,12 @@ mod tests {
             ),
             ("confluence:OPS:42", "v7", Some("Runbook"))
         );
-        Ok(())
     }
 
     #[test]
     fn default_source_version_is_a_sha256_prefix() {
         // sha256("abc") = ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad
         assert_eq!(default_source_version(b"abc"), "sha256:ba7816bf8f01cfea");
-    }
-
-    #[test]
-    fn invalid_utf8_is_reported_with_its_byte_offset() {
-        let err = document_meta(&args(&[]), Path::new("x.md"), b"# ok\n\xff\xfe");
-        assert_eq!(err, Err(ChunkError::InvalidUtf8 { byte_offset: 5 }));
     }
 
     #[test]

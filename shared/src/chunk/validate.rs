@@ -32,6 +32,10 @@ pub fn validate(
     let mut v = Violations::default();
     let chars = CharIndex::new(text);
     let mut seen_ids = std::collections::HashSet::new();
+    let first_heading = blocks
+        .iter()
+        .find(|b| matches!(b.kind, BlockKind::Heading { .. }))
+        .map_or(usize::MAX, |b| b.range.start);
 
     for (i, c) in chunks.iter().enumerate() {
         let canonical = canonical_text(&c.chunk_text);
@@ -83,7 +87,7 @@ pub fn validate(
             v.push(format!("{at}: chunk id does not match the id formula"));
         }
         check_markdown(c, &at, &mut v);
-        check_heading_path(blocks, c, &at, &mut v);
+        check_heading_path(blocks, first_heading, c, &at, &mut v);
         check_min(text, blocks, chunks, i, profile, &at, &mut v);
     }
     check_nothing_lost(text, blocks, chunks, &mut v);
@@ -202,20 +206,27 @@ fn check_markdown(c: &Chunk, at: &str, v: &mut Violations) {
 }
 
 /// A chunk whose first content comes after a heading has a headings path.
-fn check_heading_path(blocks: &[Block], c: &Chunk, at: &str, v: &mut Violations) {
-    let start = c.byte_start as usize;
-    let first_content = blocks
+fn check_heading_path(
+    blocks: &[Block],
+    first_heading: usize,
+    c: &Chunk,
+    at: &str,
+    v: &mut Violations,
+) {
+    // Blocks are sorted and disjoint: binary searches keep this linear in
+    // the number of chunks (a scan per chunk is quadratic on big documents).
+    let (start, end) = (c.byte_start as usize, c.byte_end as usize);
+    let first_touching = blocks.partition_point(|b| b.range.end <= start);
+    let first_content = blocks[first_touching..]
         .iter()
-        .find(|b| b.range.end > start && b.kind.is_content())
+        .find(|b| b.kind.is_content())
         .map_or(start, |b| b.range.start);
-    let under_heading = blocks
+    let under_heading = first_heading < first_content;
+    let first_inside = blocks.partition_point(|b| b.range.start < start);
+    let inside = blocks[first_inside..]
         .iter()
-        .take_while(|b| b.range.start < first_content)
-        .any(|b| matches!(b.kind, BlockKind::Heading { .. }));
-    let mut inside = blocks
-        .iter()
-        .filter(|b| b.range.start >= start && b.range.end <= c.byte_end as usize)
-        .peekable();
+        .take_while(|b| b.range.end <= end);
+    let mut inside = inside.peekable();
     let only_headings =
         inside.peek().is_some() && inside.all(|b| matches!(b.kind, BlockKind::Heading { .. }));
     if (under_heading || only_headings) && c.headings_path.is_empty() {
@@ -257,15 +268,15 @@ fn check_min(
         .unwrap_or("");
     let broken_by_rule = !gap.trim().is_empty();
     let end = c.byte_end as usize;
-    let ends_with_list = blocks
-        .iter()
-        .find(|b| b.range.start < end && end <= b.range.end)
-        .is_some_and(|b| matches!(b.kind, BlockKind::List { .. }));
-    let in_heading = |pos: usize| {
-        blocks.iter().any(|b| {
-            matches!(b.kind, BlockKind::Heading { .. }) && b.range.start <= pos && pos < b.range.end
-        })
+    // The block holding byte `pos`, by binary search (blocks are sorted).
+    let block_at = |pos: usize| {
+        let i = blocks.partition_point(|b| b.range.end <= pos);
+        blocks.get(i).filter(|b| b.range.start <= pos)
     };
+    let ends_with_list =
+        block_at(end.saturating_sub(1)).is_some_and(|b| matches!(b.kind, BlockKind::List { .. }));
+    let in_heading =
+        |pos: usize| block_at(pos).is_some_and(|b| matches!(b.kind, BlockKind::Heading { .. }));
     let headings_only = in_heading(c.byte_start as usize) && in_heading(end.saturating_sub(1));
     if !(next_structural || new_section || broken_by_rule || ends_with_list || headings_only) {
         v.push(format!(

@@ -135,7 +135,14 @@ impl Engine {
         let mut cache = self.take_cache(kind);
         let tokens = DocumentTokens::with_cache(kind.counter(), &doc.text, &mut cache);
         self.put_cache(cache);
-        chunk_with_tokens(&self.registry, &doc, &tokens, meta, profile)
+        let chunks = chunk_with_tokens(&self.registry, &doc, &tokens, meta, profile)?;
+        drop(tokens);
+        // The normalized text moves into the result: a large document is
+        // never held twice.
+        Ok(ChunkedDocument {
+            normalized: doc.text,
+            chunks,
+        })
     }
 
     fn take_cache(&self, kind: TokenizerKind) -> PieceCache {
@@ -162,7 +169,11 @@ pub fn chunk_document(
     profile: &Profile,
 ) -> Result<ChunkedDocument, ChunkError> {
     let tokens = DocumentTokens::new(profile.tokenizer.counter(), &doc.text);
-    chunk_with_tokens(registry, doc, &tokens, meta, profile)
+    let chunks = chunk_with_tokens(registry, doc, &tokens, meta, profile)?;
+    Ok(ChunkedDocument {
+        normalized: doc.text.clone(),
+        chunks,
+    })
 }
 
 fn chunk_with_tokens(
@@ -171,13 +182,10 @@ fn chunk_with_tokens(
     tokens: &DocumentTokens<'_>,
     meta: &DocumentMeta,
     profile: &Profile,
-) -> Result<ChunkedDocument, ChunkError> {
+) -> Result<Vec<Chunk>, ChunkError> {
     let chunker = registry.for_profile(profile)?;
     let blocks = parse_blocks(&doc.text);
     let chunks = chunker.chunk(doc, &blocks, tokens, meta, profile)?;
     validate(doc, &blocks, &chunks, profile)?;
-    Ok(ChunkedDocument {
-        normalized: doc.text.clone(),
-        chunks,
-    })
+    Ok(chunks)
 }

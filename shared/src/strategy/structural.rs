@@ -12,6 +12,29 @@ use crate::normalize::NormalizedDocument;
 use crate::strategy::Chunker;
 use crate::tokens::DocumentTokens;
 
+/// The document's title for breadcrumbs (seed 002 `fileTitle`): the
+/// metadata title, else the first non-empty H1, else the file name without
+/// its extension.
+fn document_title(meta: &DocumentMeta, blocks: &[Block]) -> Option<String> {
+    let non_empty = |t: &&String| !t.trim().is_empty();
+    meta.title
+        .as_ref()
+        .filter(non_empty)
+        .cloned()
+        .or_else(|| {
+            blocks
+                .iter()
+                .find(|b| b.kind == BlockKind::Heading { level: 1 } && !b.heading_text.is_empty())
+                .map(|b| b.heading_text.clone())
+        })
+        .or_else(|| {
+            let path = meta.file_path.as_deref()?;
+            let name = path.rsplit(['/', '\\']).next()?;
+            let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+            (!stem.is_empty()).then(|| stem.to_owned())
+        })
+}
+
 /// Tokens kept free under the hard max for a closing fence line (`\n` plus
 /// up to three spaces and a fence: at most four tokens in cl100k/o200k).
 const FENCE_RESERVE: usize = 4;
@@ -46,12 +69,7 @@ impl Chunker for Structural {
         packing.target_tokens = profile.target_tokens.min(packing.soft_max_tokens);
         let mut pieces = pack(text, blocks, tokens, &packing);
         add_overlap(&mut pieces, tokens, &packing);
-        let title = meta.title.clone().or_else(|| {
-            blocks
-                .iter()
-                .find(|b| b.kind == BlockKind::Heading { level: 1 })
-                .map(|b| b.heading_text.clone())
-        });
+        let title = document_title(meta, blocks);
         let ctx = BuildContext {
             tokens,
             profile,
@@ -278,6 +296,34 @@ breadcrumb_mode = "conditional""#
         );
         let texts: Vec<_> = c.iter().map(|c| c.chunk_text.as_str()).collect();
         assert_eq!(texts, ["Before.", "After."]);
+    }
+
+    #[test]
+    fn the_title_is_the_metadata_title_else_the_first_h1_else_the_file_name() {
+        let title = |meta_title: Option<&str>, md: &str| {
+            let doc = normalize(md.as_bytes()).unwrap();
+            let meta = DocumentMeta {
+                title: meta_title.map(str::to_owned),
+                file_path: Some("docs/setup.guide.md".into()),
+                ..DocumentMeta::default()
+            };
+            document_title(&meta, &crate::markdown::parse_blocks(&doc.text))
+        };
+        assert_eq!(title(Some("Given"), "# H1\n").as_deref(), Some("Given"));
+        assert_eq!(
+            title(None, "## H2\n\n# First *H1*\n").as_deref(),
+            Some("First H1")
+        );
+        assert_eq!(
+            title(Some(" "), "#\n\ntext\n").as_deref(),
+            Some("setup.guide")
+        );
+        // Tables get the full breadcrumb, which starts with the title.
+        let c = chunks("| a | b |\n|---|---|\n| 1 | 2 |\n", &no_overlap());
+        assert_eq!(
+            c[0].embed_text, c[0].chunk_text,
+            "no title, no headings: nothing to prefix"
+        );
     }
 
     #[test]

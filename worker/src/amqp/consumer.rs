@@ -232,6 +232,19 @@ enum Settlement {
     Abandon,
 }
 
+impl Settlement {
+    /// The `outcome` field of the summary log line.
+    fn label(&self) -> &'static str {
+        match self {
+            Settlement::Done(Outcome::Stored { .. }) => "stored",
+            Settlement::Done(Outcome::Duplicate) => "duplicate",
+            Settlement::Failed(_) => "failed",
+            Settlement::Park => "parked",
+            Settlement::Abandon => "abandoned",
+        }
+    }
+}
+
 async fn process(
     ctx: &Context,
     delivery: Delivery,
@@ -284,11 +297,29 @@ async fn process(
     } else {
         handle_with_retry(ctx, &delivery.data, &info.event_headers, channel, shutdown).await
     };
+        let outcome = settlement.label();
+        let chunk_count = match &settlement {
+            Settlement::Done(Outcome::Stored { chunk_count, .. }) => Some(*chunk_count),
+            _ => None,
+        };
+        // Seed 001's audit `user_id`: the broker-validated AMQP user id of
+        // the publisher, when it set one.
+        let user_id = delivery.properties.user_id().as_ref().map(|u| u.to_string());
         settle(
             ctx, delivery, &info, settlement, publisher, channel, shutdown,
         )
         .await;
-        ctx.metrics.observe_duration(started.elapsed());
+        let elapsed = started.elapsed();
+        ctx.metrics.observe_duration(elapsed);
+        // One summary line per message (the span adds the ids).
+        tracing::info!(
+            audit = true,
+            outcome,
+            chunk_count,
+            user_id = user_id.as_deref(),
+            duration_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+            "message handled"
+        );
     }
     .instrument(span)
     .await;
@@ -403,6 +434,8 @@ async fn dead_letter(
     shutdown: &CancellationToken,
 ) -> bool {
     let (ids, attempts) = (&info.ids, info.attempts);
+    // The detail goes to a header, a row, an event and a log: no PII.
+    let detail = crate::scrub::scrub_pii(&failure.detail);
     let existing = delivery.properties.headers().as_ref();
     let now = OffsetDateTime::now_utc();
     let first_failed_at = headers::get_str(existing, "x-first-failed-at")
@@ -410,7 +443,7 @@ async fn dead_letter(
         .unwrap_or(now);
     let record = FailureRecord {
         code: failure.code,
-        detail: failure.detail.clone(),
+        detail: detail.clone(),
         tenant_id: ids.tenant_id.clone(),
         document_id: ids.document_id.clone(),
         source_version_id: ids.source_version_id.clone(),
@@ -422,7 +455,7 @@ async fn dead_letter(
         first_failed_at,
         event_headers: info.event_headers.clone(),
     };
-    tracing::warn!(error_code = %failure.code, error_detail = %failure.detail, "message failed permanently; dead-lettering");
+    tracing::warn!(error_code = %failure.code, error_detail = %detail, "message failed permanently; dead-lettering");
 
     let mut backoff = backoff(ctx);
     loop {
@@ -456,11 +489,7 @@ async fn dead_letter(
     let mut table = existing.cloned().unwrap_or_default();
     strip_broker_headers(&mut table);
     headers::set_str(&mut table, "x-error-code", failure.code.as_str());
-    headers::set_str(
-        &mut table,
-        "x-error-detail",
-        &truncate_header(&failure.detail),
-    );
+    headers::set_str(&mut table, "x-error-detail", &truncate_header(&detail));
     headers::set_int(&mut table, "x-attempts", i64::from(attempts));
     headers::set_str(
         &mut table,

@@ -2,6 +2,7 @@
 //! [`versions`] (one transaction per source version) and [`failures`].
 
 pub mod failures;
+pub mod links;
 pub mod versions;
 
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};

@@ -5,16 +5,21 @@
 //! anything is decided, so two workers storing versions of the same document
 //! serialize; the version ordering ([`is_newer`]) is then a plain comparison.
 //! Idempotency: a version that is already stored is a no-op.
+//! Links: a version that becomes current replaces its document's links in
+//! the same transaction ([`crate::store::links`]).
 
 use std::collections::{HashMap, VecDeque};
 
 use shared::contract::{
     ChunkingCompleted, UnchangedChunk, COMPLETED_ROUTING_KEY, COMPLETED_SCHEMA,
 };
+use shared::links::Link;
 use shared::Chunk;
 use sqlx::{PgPool, Postgres, Transaction};
 use time::OffsetDateTime;
 use uuid::Uuid;
+
+use crate::store::links::{replace_links, DocumentKeys, LinkSource};
 
 /// Namespace of the deterministic (v5) event ids.
 pub const EVENT_NAMESPACE: Uuid = Uuid::from_u128(0x6a4f_0f3e_8c1d_4b7a_9e52_3d0c_7b1e_a9f4);
@@ -222,8 +227,18 @@ pub enum Existing {
     OtherTenant,
 }
 
-/// Stores a version in one transaction (see the module docs).
+/// Stores a version with no links in one transaction (see the module docs).
 pub async fn store_version(pool: &PgPool, v: &NewVersion<'_>) -> Result<StoreOutcome, StoreError> {
+    store_version_with_links(pool, v, &[]).await
+}
+
+/// Stores a version and, when it becomes current, its `links` (replacing the
+/// document's previous ones, see [`crate::store::links`]) in one transaction.
+pub async fn store_version_with_links(
+    pool: &PgPool,
+    v: &NewVersion<'_>,
+    links: &[Link],
+) -> Result<StoreOutcome, StoreError> {
     let mut tx = pool.begin().await?;
 
     // No conflict target: a concurrent insert of the same document may
@@ -358,6 +373,20 @@ pub async fn store_version(pool: &PgPool, v: &NewVersion<'_>) -> Result<StoreOut
         .bind(v.source_version_seq)
         .bind(v.occurred_at)
         .execute(&mut *tx)
+        .await?;
+        // An older version stored late never touches the links.
+        let keys = DocumentKeys::from_metadata(&v.metadata);
+        replace_links(
+            &mut tx,
+            &LinkSource {
+                tenant_id: v.tenant_id,
+                document_id: v.document_id,
+                source_version_id: v.source_version_id,
+                chunks: v.chunks,
+                links,
+                keys: &keys,
+            },
+        )
         .await?;
     }
 

@@ -1,0 +1,226 @@
+//! The README's SQL cookbook, run against a database the worker filled: the
+//! queries are parsed out of README.md (the `## SQL cookbook` section) so the
+//! README and this test cannot drift, and each runs as the read-only
+//! `chunk_worker_analyst` role and gives the answer the README promises.
+
+use std::path::Path;
+
+use serde_json::json;
+use sqlx::postgres::PgRow;
+use sqlx::Row;
+use tests::{message, sample_markdown, TestApp};
+use worker::dlq::{self, Filters, ReplayOptions};
+
+type R = anyhow::Result<()>;
+
+/// `(question, sql)` of every ```sql block under `## SQL cookbook`.
+fn cookbook() -> anyhow::Result<Vec<(String, String)>> {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))?;
+    let mut out = Vec::new();
+    let mut in_section = false;
+    let mut in_sql = false;
+    let mut question = String::new();
+    let mut sql = String::new();
+    for line in readme.lines() {
+        if line.starts_with("## ") {
+            in_section = line.trim() == "## SQL cookbook";
+            continue;
+        }
+        if !in_section {
+            continue;
+        }
+        if in_sql {
+            if line.trim_start().starts_with("```") {
+                in_sql = false;
+                out.push((question.clone(), sql.trim().to_owned()));
+                sql.clear();
+            } else {
+                sql.push_str(line);
+                sql.push('\n');
+            }
+        } else if line.trim() == "```sql" {
+            in_sql = true;
+        } else if !line.trim().is_empty() {
+            question = line.trim().to_owned();
+        }
+    }
+    Ok(out)
+}
+
+fn with_uri(mut msg: serde_json::Value, uri: &str) -> serde_json::Value {
+    if let Some(obj) = msg.as_object_mut() {
+        obj.remove("markdown");
+        obj.insert("markdown_uri".into(), json!(uri));
+        obj.insert("source_type".into(), json!("file"));
+    }
+    msg
+}
+
+/// Fills the database through the worker: two tenants, a document with two
+/// versions, failures of two kinds, one fixed and replayed.
+async fn fill(app: &TestApp) -> R {
+    app.publish_json(&message(
+        "acme-prod",
+        "runbook-1",
+        "v1",
+        &sample_markdown(1),
+    ))
+    .await?;
+    app.wait_stored("runbook-1", "v1").await?;
+    let mut v2 = message(
+        "acme-prod",
+        "runbook-1",
+        "v2",
+        &format!(
+            "{}\n## Rollback\n\nRun `rollback --now`.\n",
+            sample_markdown(1)
+        ),
+    );
+    v2["occurred_at"] = json!("2026-11-20T11:00:00Z");
+    app.publish_json(&v2).await?;
+    app.wait_stored("runbook-1", "v2").await?;
+    app.publish_json(&message(
+        "acme-prod",
+        "runbook-2",
+        "v1",
+        &sample_markdown(2),
+    ))
+    .await?;
+    app.publish_json(&message("beta-corp", "other-1", "v1", &sample_markdown(3)))
+        .await?;
+    app.wait_stored("runbook-2", "v1").await?;
+    app.wait_stored("other-1", "v1").await?;
+
+    app.publish_raw(b"not json at all").await?;
+    let missing = format!("file://{}/missing.md", app.source_root.display());
+    app.publish_json(&with_uri(
+        message("acme-prod", "d-missing", "v1", ""),
+        &missing,
+    ))
+    .await?;
+    let late = format!("file://{}/late.md", app.source_root.display());
+    app.publish_json(&with_uri(message("acme-prod", "d-late", "v1", ""), &late))
+        .await?;
+    tests::eventually("three failures recorded", tests::DEADLINE, || async {
+        let n: i64 = sqlx::query_scalar("SELECT count(*) FROM chunking_failures")
+            .fetch_one(&app.pool)
+            .await?;
+        Ok((n == 3).then_some(()))
+    })
+    .await?;
+    tests::eventually("three dead letters", tests::DEADLINE, || async {
+        let n = dlq::list(&app.settings, &Filters::default(), 100)
+            .await?
+            .len();
+        Ok((n == 3).then_some(()))
+    })
+    .await?;
+    app.write_source("late.md", b"# Late\n\nArrived after all; setup done.\n")?;
+    let replay = dlq::replay(
+        &app.settings,
+        &ReplayOptions {
+            filters: Filters {
+                document: Some("d-late".into()),
+                ..Filters::default()
+            },
+            rate: 0.0,
+            operator: "analyst-test".into(),
+            ..ReplayOptions::default()
+        },
+    )
+    .await?;
+    assert_eq!(replay.replayed, 1);
+    app.wait_stored("d-late", "v1").await?;
+    Ok(())
+}
+
+/// Runs `sql` as the analyst role (read-only), in a transaction rolled back.
+async fn as_analyst(app: &TestApp, sql: &str) -> anyhow::Result<Vec<PgRow>> {
+    let mut tx = app.pool.begin().await?;
+    sqlx::query("SET LOCAL ROLE chunk_worker_analyst")
+        .execute(&mut *tx)
+        .await?;
+    let rows = sqlx::query(sql).fetch_all(&mut *tx).await;
+    tx.rollback().await?;
+    Ok(rows?)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_cookbook_query_runs_and_gives_the_documented_answer() -> R {
+    let queries = cookbook()?;
+    assert!(
+        queries.len() >= 8,
+        "the cookbook has {} queries",
+        queries.len()
+    );
+    let app = TestApp::spawn().await?;
+    fill(&app).await?;
+
+    let current_chunks: i32 = sqlx::query_scalar(
+        "SELECT chunk_count FROM source_versions WHERE document_id = 'runbook-1' AND source_version_id = 'v2'",
+    )
+    .fetch_one(&app.pool)
+    .await?;
+
+    for (question, sql) in &queries {
+        let rows = as_analyst(&app, sql)
+            .await
+            .map_err(|e| anyhow::anyhow!("{question}\n{sql}\n{e:#}"))?;
+        assert!(!rows.is_empty(), "no answer to: {question}");
+        let q = question.to_lowercase();
+        if q.starts_with("which documents does a tenant have") {
+            let docs: Vec<String> = rows.iter().map(|r| r.get("document_id")).collect();
+            assert_eq!(docs.len(), 3, "{docs:?}");
+            assert!(!docs.contains(&"other-1".to_owned()), "tenant isolation");
+            let r1 = rows
+                .iter()
+                .find(|r| r.get::<String, _>("document_id") == "runbook-1");
+            let r1 = r1.ok_or_else(|| anyhow::anyhow!("runbook-1 missing"))?;
+            assert_eq!(
+                r1.get::<Option<String>, _>("current_source_version_id")
+                    .as_deref(),
+                Some("v2")
+            );
+            assert_eq!(r1.get::<i64, _>("version_count"), 2);
+        } else if q.starts_with("what are the chunks of a document's current version") {
+            assert_eq!(rows.len(), usize::try_from(current_chunks)?);
+        } else if q.starts_with("which versions of a document") {
+            assert_eq!(rows.len(), 2);
+            assert_eq!(rows[0].get::<String, _>("status"), "current");
+        } else if q.starts_with("which documents failed and were never stored") {
+            let docs: Vec<String> = rows.iter().map(|r| r.get("document_id")).collect();
+            assert_eq!(docs, ["d-missing"]);
+        } else if q.starts_with("who replayed") {
+            assert_eq!(rows.len(), 1);
+            assert_eq!(rows[0].get::<String, _>("operator"), "analyst-test");
+            assert_eq!(rows[0].get::<i32, _>("replayed"), 1);
+        } else if q.starts_with("which failures does each tenant have") {
+            let total: i64 = rows.iter().map(|r| r.get::<i64, _>("failures")).sum();
+            assert_eq!(total, 3);
+        }
+    }
+
+    // Every table, view and column of the core schema carries a comment.
+    let uncommented: Vec<String> = sqlx::query_scalar(
+        "SELECT c.relname || coalesce('.' || a.attname, '') \
+         FROM pg_class c \
+         JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public' \
+         LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped \
+         WHERE c.relname IN ('documents', 'source_versions', 'chunks', 'chunking_failures', 'outbox', \
+                             'dlq_replays', 'current_chunks', 'document_overview', 'failure_summary', \
+                             'outbox_backlog') \
+           AND c.relkind IN ('r', 'v') \
+           AND (obj_description(c.oid, 'pg_class') IS NULL \
+                OR (a.attname IS NOT NULL AND c.relkind = 'r' AND col_description(c.oid, a.attnum) IS NULL)) \
+         ORDER BY 1",
+    )
+    .fetch_all(&app.pool)
+    .await?;
+    assert!(uncommented.is_empty(), "without a comment: {uncommented:?}");
+
+    // The analyst role reads, never writes.
+    let denied = as_analyst(&app, "DELETE FROM chunks").await;
+    assert!(denied.is_err(), "the analyst role must not write");
+    app.cleanup().await
+}

@@ -1,0 +1,189 @@
+//! The operations files under `deploy/` (Prometheus alert rules, Grafana
+//! dashboard, Kubernetes manifests) parse, name only metrics the worker
+//! exports, and agree with the worker's settings and endpoints.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context as _};
+use serde_json::Value;
+use yaml_rust2::{Yaml, YamlLoader};
+
+type R = anyhow::Result<()>;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn yaml(path: &str) -> anyhow::Result<Yaml> {
+    let text = std::fs::read_to_string(root().join(path)).with_context(|| path.to_owned())?;
+    let mut docs = YamlLoader::load_from_str(&text).with_context(|| path.to_owned())?;
+    if docs.len() != 1 {
+        bail!("{path}: expected one YAML document, found {}", docs.len());
+    }
+    Ok(docs.remove(0))
+}
+
+/// Metric names the worker exports (`# TYPE` lines of both renderers).
+fn exported() -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let counters = worker::metrics::Metrics::default().render();
+    let gauges = include_str!("../../worker/src/ops_metrics.rs");
+    for text in [counters.as_str(), gauges] {
+        for line in text.lines() {
+            if let Some(rest) = line.split("# TYPE ").nth(1) {
+                if let Some(name) = rest.split_whitespace().next() {
+                    names.insert(name.to_owned());
+                }
+            }
+        }
+    }
+    names
+}
+
+/// Every `chunking_*` metric an expression uses is exported.
+fn check_expr(expr: &str, exported: &BTreeSet<String>) -> R {
+    let mut found = false;
+    let bytes = expr.as_bytes();
+    let mut i = 0;
+    while let Some(at) = expr[i..].find("chunking_") {
+        let start = i + at;
+        let mut end = start;
+        while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
+            end += 1;
+        }
+        let name = &expr[start..end];
+        let base = ["_bucket", "_sum", "_count"]
+            .iter()
+            .find_map(|s| name.strip_suffix(s))
+            .filter(|b| exported.contains(*b))
+            .unwrap_or(name);
+        if !exported.contains(base) {
+            bail!("{expr}: {name} is not exported (exported: {exported:?})");
+        }
+        found = true;
+        i = end;
+    }
+    if !found && !expr.contains("up{") {
+        bail!("{expr}: names no chunk-worker metric");
+    }
+    Ok(())
+}
+
+#[test]
+fn alert_rules_cover_seed_001_and_name_exported_metrics() -> R {
+    let doc = yaml("deploy/prometheus/alerts.yml")?;
+    let exported = exported();
+    let mut alerts = BTreeSet::new();
+    let groups = doc["groups"].as_vec().context("groups")?;
+    for group in groups {
+        for rule in group["rules"].as_vec().context("rules")? {
+            let name = rule["alert"].as_str().context("alert name")?;
+            let expr = rule["expr"].as_str().context("expr")?;
+            check_expr(expr, &exported)?;
+            assert!(
+                rule["labels"]["severity"].as_str().is_some(),
+                "{name}: severity"
+            );
+            assert!(
+                rule["annotations"]["summary"].as_str().is_some(),
+                "{name}: summary"
+            );
+            alerts.insert(name.to_owned());
+        }
+    }
+    for name in [
+        "ChunkingHighLatency",
+        "ChunkingHighErrorRate",
+        "ChunkingDeadLetterGrowth",
+        "ChunkingOutboxLag",
+        "ChunkingMemoryHigh",
+    ] {
+        assert!(alerts.contains(name), "{name} missing: {alerts:?}");
+    }
+    Ok(())
+}
+
+#[test]
+fn the_dashboard_parses_and_names_exported_metrics() -> R {
+    let text = std::fs::read_to_string(root().join("deploy/grafana/chunk-worker.json"))?;
+    let dash: Value = serde_json::from_str(&text)?;
+    let exported = exported();
+    let panels = dash["panels"].as_array().context("panels")?;
+    assert!(panels.len() >= 6);
+    let mut used = BTreeSet::new();
+    for panel in panels {
+        for target in panel["targets"].as_array().context("targets")? {
+            let expr = target["expr"].as_str().context("expr")?;
+            check_expr(expr, &exported)?;
+            used.insert(expr.to_owned());
+        }
+    }
+    for name in [
+        "chunking_operations_total",
+        "chunking_operations_duration_seconds_bucket",
+        "chunking_errors_total",
+        "chunking_chunks_produced_total",
+        "chunking_memory_bytes",
+        "chunking_outbox_oldest_age_seconds",
+    ] {
+        assert!(used.iter().any(|e| e.contains(name)), "{name} not shown");
+    }
+    Ok(())
+}
+
+#[test]
+fn kubernetes_manifests_agree_with_the_worker() -> R {
+    let deployment = yaml("deploy/k8s/deployment.yaml")?;
+    let config = yaml("deploy/k8s/configmap.yaml")?;
+    let pdb = yaml("deploy/k8s/pdb.yaml")?;
+    assert_eq!(deployment["kind"].as_str(), Some("Deployment"));
+    assert_eq!(config["kind"].as_str(), Some("ConfigMap"));
+    assert_eq!(pdb["kind"].as_str(), Some("PodDisruptionBudget"));
+
+    let labels = &deployment["spec"]["selector"]["matchLabels"];
+    assert_eq!(
+        &deployment["spec"]["template"]["metadata"]["labels"],
+        labels
+    );
+    assert_eq!(&pdb["spec"]["selector"]["matchLabels"], labels);
+
+    let containers = deployment["spec"]["template"]["spec"]["containers"]
+        .as_vec()
+        .context("containers")?;
+    let c = containers.first().context("a container")?;
+    assert_eq!(
+        c["livenessProbe"]["httpGet"]["path"].as_str(),
+        Some("/healthz")
+    );
+    assert_eq!(
+        c["readinessProbe"]["httpGet"]["path"].as_str(),
+        Some("/readyz")
+    );
+    let port = c["ports"][0]["containerPort"].as_i64().context("port")?;
+    assert_eq!(
+        c["envFrom"][0]["configMapRef"]["name"].as_str(),
+        config["metadata"]["name"].as_str()
+    );
+
+    // The ConfigMap's variables are valid settings, and the HTTP endpoint
+    // listens on the probed port on every interface.
+    let data = config["data"].as_hash().context("data")?;
+    let mut vars: HashMap<String, String> = HashMap::new();
+    for (k, v) in data {
+        vars.insert(
+            k.as_str().context("key")?.to_owned(),
+            v.as_str().context("value")?.to_owned(),
+        );
+    }
+    let settings = worker::config::Settings::load(&root().join("config"), None, vars)?;
+    assert_eq!(i64::from(settings.http_addr.port()), port);
+    assert!(settings.http_addr.ip().is_unspecified());
+
+    // The grace period covers the outbox flush at shutdown.
+    let grace = deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+        .as_i64()
+        .context("grace period")?;
+    assert!(u64::try_from(grace)? > settings.outbox.flush_timeout.as_secs());
+    Ok(())
+}

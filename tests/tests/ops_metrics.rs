@@ -1,0 +1,78 @@
+//! `/metrics` exposes seed 001's series and the outbox/failure gauges, and
+//! their values move as documents flow.
+
+use tests::{eventually, message, sample_markdown, TestApp, DEADLINE};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+type R = anyhow::Result<()>;
+
+async fn scrape(addr: std::net::SocketAddr) -> anyhow::Result<String> {
+    let mut stream = tokio::net::TcpStream::connect(addr).await?;
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .await?;
+    let mut buf = Vec::new();
+    stream.read_to_end(&mut buf).await?;
+    let text = String::from_utf8(buf)?;
+    Ok(text
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap_or_default())
+}
+
+/// The value of the first sample whose name and labels start with `series`.
+fn value(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .find(|l| l.starts_with(series))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_move_as_documents_flow() -> R {
+    let app = TestApp::spawn().await?;
+    let before = scrape(app.http_addr).await?;
+    for name in [
+        "chunking_operations_duration_seconds_bucket",
+        "chunking_memory_bytes",
+        "chunking_outbox_backlog",
+        "chunking_outbox_oldest_age_seconds",
+        "chunking_failures_recorded",
+        "chunking_transient_retries_total",
+    ] {
+        assert!(before.contains(name), "{name} missing:\n{before}");
+    }
+    assert!(value(&before, "chunking_memory_bytes").unwrap_or(0.0) > 0.0);
+    assert_eq!(value(&before, "chunking_failures_recorded"), Some(0.0));
+
+    app.publish_json(&message("acme-prod", "m-1", "v1", &sample_markdown(1)))
+        .await?;
+    app.wait_stored("m-1", "v1").await?;
+    app.publish_raw(b"not json").await?;
+    let addr = app.http_addr;
+    let after = eventually("the failure to be counted", DEADLINE, || async move {
+        let text = scrape(addr).await?;
+        Ok((value(&text, "chunking_failures_recorded") == Some(1.0)).then_some(text))
+    })
+    .await?;
+    assert!(
+        value(
+            &after,
+            "chunking_operations_total{tenant_id=\"acme-prod\",outcome=\"stored\"}"
+        ) == Some(1.0),
+        "{after}"
+    );
+    assert!(
+        value(
+            &after,
+            "chunking_chunks_produced_total{tenant_id=\"acme-prod\"}"
+        )
+        .unwrap_or(0.0)
+            >= 1.0
+    );
+    assert!(after
+        .contains("chunking_errors_total{tenant_id=\"unknown\",error_type=\"INVALID_MESSAGE\"} 1"));
+    assert!(value(&after, "chunking_operations_duration_seconds_count").unwrap_or(0.0) >= 2.0);
+    app.cleanup().await
+}

@@ -1,0 +1,362 @@
+//! Link artifacts of a current source version: `document_links` (one row per
+//! link occurrence) and `cross_links` (resolved document -> document edges),
+//! written inside the version's transaction (SPEC 3.7, issue #4).
+//!
+//! Resolution: a Confluence page, tiny-link or attachment link resolves to a
+//! document of the SAME tenant whose `page_id` equals the link's page id, or,
+//! for links without a page id (`/display/KEY/Title`), whose space key and
+//! title match (case-insensitively). When several documents claim the same
+//! keys, the smallest `document_id` wins. Links whose target is not known yet
+//! stay unresolved and are resolved when a document with those keys becomes
+//! current; links to a document whose keys changed are re-resolved.
+//!
+//! Concurrency and lock order: the caller holds its own `documents` row lock
+//! (`FOR UPDATE`). [`replace_links`] then takes the tenant's link lock (a
+//! transaction-scoped advisory lock) before its first write to either table,
+//! and takes no other lock on `documents` after it. Every writer of these
+//! tables follows that order, so writers of one tenant serialize on the link
+//! lock and can never wait on each other in a cycle. Under READ COMMITTED each
+//! statement after the lock sees every earlier link writer's commit, so a
+//! link and its late target always meet: whichever commits second resolves.
+
+use std::collections::HashMap;
+
+use shared::links::{Classifier, Link, LinkConfig, LinkType};
+use shared::Chunk;
+use sqlx::{Postgres, Transaction};
+
+/// First key of the tenant link lock (`pg_advisory_xact_lock(int4, int4)`);
+/// the second is `hashtext(tenant_id)`.
+pub const LINK_LOCK_CLASS: i32 = 7400;
+
+/// The keys other documents' links resolve by.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DocumentKeys {
+    /// Confluence page id.
+    pub page_id: Option<String>,
+    /// Confluence space key.
+    pub space_key: Option<String>,
+    /// Title.
+    pub title: Option<String>,
+}
+
+impl DocumentKeys {
+    /// Reads `metadata.page_id` (string or integer), `metadata.space_key` and
+    /// `metadata.title`; page id and space key fall back to what
+    /// `metadata.source_url` says when it is a Confluence page URL.
+    pub fn from_metadata(metadata: &serde_json::Value) -> Self {
+        let text = |key: &str| match metadata.get(key) {
+            Some(serde_json::Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+            Some(serde_json::Value::Number(n)) if n.is_u64() => Some(n.to_string()),
+            _ => None,
+        };
+        let from_url = metadata
+            .get("source_url")
+            .and_then(serde_json::Value::as_str)
+            .map(|url| {
+                let (kind, _, target) =
+                    Classifier::new(&LinkConfig::default(), Some(url)).classify(url);
+                if kind == LinkType::ConfluencePage {
+                    target
+                } else {
+                    shared::links::Target::default()
+                }
+            })
+            .unwrap_or_default();
+        Self {
+            page_id: text("page_id").or(from_url.page_id),
+            space_key: text("space_key").or(from_url.space_key),
+            title: metadata
+                .get("title")
+                .and_then(serde_json::Value::as_str)
+                .filter(|t| !t.trim().is_empty())
+                .map(str::to_owned),
+        }
+    }
+}
+
+/// The document, version and content whose links are written.
+#[derive(Debug, Clone, Copy)]
+pub struct LinkSource<'a> {
+    /// Tenant.
+    pub tenant_id: &'a str,
+    /// The document containing the links.
+    pub document_id: &'a str,
+    /// Its (new current) version.
+    pub source_version_id: &'a str,
+    /// The version's chunks, in ordinal order.
+    pub chunks: &'a [Chunk],
+    /// The version's links.
+    pub links: &'a [Link],
+    /// The document's resolution keys.
+    pub keys: &'a DocumentKeys,
+}
+
+const PAGE_TYPES: &str = "('confluence_page', 'confluence_tiny', 'confluence_attachment')";
+
+/// Replaces the document's links with those of its new current version,
+/// resolves them, resolves other documents' links that point at it, and
+/// rebuilds the `cross_links` of every source document touched. Call only
+/// for a version that becomes current, holding the document's row lock.
+pub async fn replace_links(
+    tx: &mut Transaction<'_, Postgres>,
+    s: &LinkSource<'_>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE documents SET page_id = $3, space_key = $4, title = $5 WHERE tenant_id = $1 AND document_id = $2")
+        .bind(s.tenant_id)
+        .bind(s.document_id)
+        .bind(&s.keys.page_id)
+        .bind(&s.keys.space_key)
+        .bind(&s.keys.title)
+        .execute(&mut **tx)
+        .await?;
+
+    sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
+        .bind(LINK_LOCK_CLASS)
+        .bind(s.tenant_id)
+        .execute(&mut **tx)
+        .await?;
+
+    sqlx::query("DELETE FROM document_links WHERE tenant_id = $1 AND source_document_id = $2")
+        .bind(s.tenant_id)
+        .bind(s.document_id)
+        .execute(&mut **tx)
+        .await?;
+    insert_links(tx, s).await?;
+
+    // Incoming links that resolved here by keys this version no longer has.
+    let stale: Vec<String> = sqlx::query_scalar(&format!(
+        "UPDATE document_links l SET target_document_id = NULL, resolved_at = NULL \
+         WHERE l.tenant_id = $1 AND l.target_document_id = $2 AND NOT coalesce( \
+           (l.target_page_id IS NOT NULL AND l.target_page_id = $3) \
+           OR (l.target_page_id IS NULL AND upper(l.target_space_key) = upper($4) \
+               AND lower(l.target_title) = lower($5)), false) \
+           AND l.link_type IN {PAGE_TYPES} \
+         RETURNING l.source_document_id"
+    ))
+    .bind(s.tenant_id)
+    .bind(s.document_id)
+    .bind(&s.keys.page_id)
+    .bind(&s.keys.space_key)
+    .bind(&s.keys.title)
+    .fetch_all(&mut **tx)
+    .await?;
+
+    // Own links, and the stale ones (they may match another document).
+    let mut sources: Vec<String> = stale;
+    sources.push(s.document_id.to_owned());
+    sources.sort();
+    sources.dedup();
+    resolve_unresolved(tx, s.tenant_id, &sources).await?;
+
+    // Earlier links of other documents that were waiting for this one.
+    let incoming: Vec<String> = sqlx::query_scalar(&format!(
+        "UPDATE document_links l SET target_document_id = $2, resolved_at = now() \
+         WHERE l.tenant_id = $1 AND l.target_document_id IS NULL AND l.source_document_id <> $2 \
+           AND l.link_type IN {PAGE_TYPES} \
+           AND ((l.target_page_id IS NOT NULL AND l.target_page_id = $3) \
+             OR (l.target_page_id IS NULL AND l.target_title IS NOT NULL \
+                 AND upper(l.target_space_key) = upper($4) AND lower(l.target_title) = lower($5))) \
+         RETURNING l.source_document_id"
+    ))
+    .bind(s.tenant_id)
+    .bind(s.document_id)
+    .bind(&s.keys.page_id)
+    .bind(&s.keys.space_key)
+    .bind(&s.keys.title)
+    .fetch_all(&mut **tx)
+    .await?;
+    sources.extend(incoming);
+    sources.sort();
+    sources.dedup();
+    rebuild_cross_links(tx, s.tenant_id, &sources).await
+}
+
+/// Resolves the unresolved page links of `sources` against the tenant's
+/// documents: page id first, else space key + title.
+async fn resolve_unresolved(
+    tx: &mut Transaction<'_, Postgres>,
+    tenant_id: &str,
+    sources: &[String],
+) -> Result<(), sqlx::Error> {
+    sqlx::query(&format!(
+        "UPDATE document_links l SET target_document_id = r.document_id, resolved_at = now() \
+         FROM ( \
+           SELECT l2.source_document_id, l2.link_ordinal, coalesce( \
+             (SELECT d.document_id FROM documents d \
+               WHERE l2.target_page_id IS NOT NULL AND d.tenant_id = l2.tenant_id \
+                 AND d.page_id = l2.target_page_id \
+               ORDER BY d.document_id LIMIT 1), \
+             (SELECT d.document_id FROM documents d \
+               WHERE l2.target_page_id IS NULL AND l2.target_space_key IS NOT NULL \
+                 AND l2.target_title IS NOT NULL AND d.tenant_id = l2.tenant_id \
+                 AND d.space_key IS NOT NULL AND d.title IS NOT NULL \
+                 AND upper(d.space_key) = upper(l2.target_space_key) \
+                 AND lower(d.title) = lower(l2.target_title) \
+               ORDER BY d.document_id LIMIT 1)) AS document_id \
+           FROM document_links l2 \
+           WHERE l2.tenant_id = $1 AND l2.source_document_id = ANY($2) \
+             AND l2.target_document_id IS NULL AND l2.link_type IN {PAGE_TYPES} \
+         ) r \
+         WHERE l.tenant_id = $1 AND l.source_document_id = r.source_document_id \
+           AND l.link_ordinal = r.link_ordinal AND r.document_id IS NOT NULL"
+    ))
+    .bind(tenant_id)
+    .bind(sources)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// Makes the `cross_links` of `sources` equal to the grouped resolved links
+/// in `document_links` (self-links excluded); unchanged edges keep their
+/// timestamps.
+async fn rebuild_cross_links(
+    tx: &mut Transaction<'_, Postgres>,
+    tenant_id: &str,
+    sources: &[String],
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "WITH fresh AS ( \
+           SELECT source_document_id, target_document_id, count(*)::int AS n \
+           FROM document_links \
+           WHERE tenant_id = $1 AND source_document_id = ANY($2) \
+             AND target_document_id IS NOT NULL AND target_document_id <> source_document_id \
+           GROUP BY source_document_id, target_document_id \
+         ), gone AS ( \
+           DELETE FROM cross_links c \
+           WHERE c.tenant_id = $1 AND c.source_document_id = ANY($2) \
+             AND NOT EXISTS (SELECT 1 FROM fresh f WHERE f.source_document_id = c.source_document_id \
+                               AND f.target_document_id = c.target_document_id) \
+         ) \
+         INSERT INTO cross_links (tenant_id, source_document_id, target_document_id, link_count) \
+         SELECT $1, source_document_id, target_document_id, n FROM fresh \
+         ON CONFLICT (tenant_id, source_document_id, target_document_id) \
+         DO UPDATE SET link_count = EXCLUDED.link_count, last_seen_at = now() \
+         WHERE cross_links.link_count <> EXCLUDED.link_count",
+    )
+    .bind(tenant_id)
+    .bind(sources)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// Inserts the version's links with one statement (one array per column).
+async fn insert_links(
+    tx: &mut Transaction<'_, Postgres>,
+    s: &LinkSource<'_>,
+) -> Result<(), sqlx::Error> {
+    if s.links.is_empty() {
+        return Ok(());
+    }
+    let chunk_ids: HashMap<u32, &str> = s
+        .chunks
+        .iter()
+        .map(|c| (c.ordinal, c.chunk_id.as_str()))
+        .collect();
+    let n = s.links.len();
+    let mut ordinal = Vec::with_capacity(n);
+    let mut chunk_ordinal = Vec::with_capacity(n);
+    let mut chunk_id = Vec::with_capacity(n);
+    let mut url = Vec::with_capacity(n);
+    let mut resolved_url = Vec::with_capacity(n);
+    let mut anchor_text = Vec::with_capacity(n);
+    let mut link_type = Vec::with_capacity(n);
+    let mut is_image = Vec::with_capacity(n);
+    let mut space_key = Vec::with_capacity(n);
+    let mut page_id = Vec::with_capacity(n);
+    let mut title = Vec::with_capacity(n);
+    let mut anchor = Vec::with_capacity(n);
+    let mut issue_key = Vec::with_capacity(n);
+    let mut char_start = Vec::with_capacity(n);
+    let mut byte_start = Vec::with_capacity(n);
+    let mut byte_end = Vec::with_capacity(n);
+    for l in s.links {
+        let Some(id) = chunk_ids.get(&l.chunk_ordinal) else {
+            return Err(sqlx::Error::Encode(
+                format!(
+                    "link {} refers to chunk {}, which the version does not have",
+                    l.link_ordinal, l.chunk_ordinal
+                )
+                .into(),
+            ));
+        };
+        ordinal.push(i32::try_from(l.link_ordinal).unwrap_or(i32::MAX));
+        chunk_ordinal.push(i32::try_from(l.chunk_ordinal).unwrap_or(i32::MAX));
+        chunk_id.push(*id);
+        url.push(l.url.as_str());
+        resolved_url.push(l.resolved_url.as_deref());
+        anchor_text.push(l.anchor_text.as_str());
+        link_type.push(l.link_type.as_str());
+        is_image.push(l.is_image);
+        space_key.push(l.target.space_key.as_deref());
+        page_id.push(l.target.page_id.as_deref());
+        title.push(l.target.title.as_deref());
+        anchor.push(l.target.anchor.as_deref());
+        issue_key.push(l.target.issue_key.as_deref());
+        char_start.push(i64::try_from(l.char_start).unwrap_or(i64::MAX));
+        byte_start.push(i64::try_from(l.byte_start).unwrap_or(i64::MAX));
+        byte_end.push(i64::try_from(l.byte_end).unwrap_or(i64::MAX));
+    }
+    sqlx::query(
+        "INSERT INTO document_links (tenant_id, source_document_id, source_version_id, link_ordinal, \
+           chunk_ordinal, chunk_id, url, resolved_url, anchor_text, link_type, is_image, target_space_key, \
+           target_page_id, target_title, target_anchor, target_issue_key, char_start, byte_start, byte_end) \
+         SELECT $1, $2, $3, u.* \
+         FROM UNNEST($4::int4[], $5::int4[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], \
+           $11::bool[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::int8[], \
+           $18::int8[], $19::int8[]) AS u",
+    )
+    .bind(s.tenant_id)
+    .bind(s.document_id)
+    .bind(s.source_version_id)
+    .bind(ordinal)
+    .bind(chunk_ordinal)
+    .bind(chunk_id)
+    .bind(url)
+    .bind(resolved_url)
+    .bind(anchor_text)
+    .bind(link_type)
+    .bind(is_image)
+    .bind(space_key)
+    .bind(page_id)
+    .bind(title)
+    .bind(anchor)
+    .bind(issue_key)
+    .bind(char_start)
+    .bind(byte_start)
+    .bind(byte_end)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn keys_come_from_metadata_then_from_the_source_url() {
+        let k = DocumentKeys::from_metadata(&json!({
+            "title": "Deploy Guide", "space_key": "ENG", "page_id": 123456
+        }));
+        assert_eq!(k.page_id.as_deref(), Some("123456"));
+        assert_eq!(k.space_key.as_deref(), Some("ENG"));
+        assert_eq!(k.title.as_deref(), Some("Deploy Guide"));
+        let k = DocumentKeys::from_metadata(&json!({
+            "title": "T",
+            "source_url": "https://acme.atlassian.net/wiki/spaces/OPS/pages/987/T"
+        }));
+        assert_eq!(
+            (k.page_id.as_deref(), k.space_key.as_deref()),
+            (Some("987"), Some("OPS"))
+        );
+        assert_eq!(
+            DocumentKeys::from_metadata(&json!({"source_url": "https://example.com/a"})),
+            DocumentKeys::default()
+        );
+    }
+}
