@@ -137,7 +137,36 @@ pub enum Command {
         /// [default: shared/tests/fixtures].
         inputs: Vec<std::path::PathBuf>,
     },
+    /// Load test: start the worker, publish N documents as upstream would,
+    /// report throughput and publish-to-chunking.completed latency.
+    #[command(after_long_help = BENCH_HELP)]
+    Bench {
+        /// Markdown files or directories (walked for *.md), cycled
+        /// [default: ../shared/corpus/en].
+        inputs: Vec<std::path::PathBuf>,
+        /// How many documents to publish.
+        #[arg(long, default_value_t = 1000)]
+        docs: usize,
+        /// Documents per second to publish at; 0 = as fast as confirms allow.
+        #[arg(long, default_value_t = 0.0)]
+        rate: f64,
+        /// Publish only the median-sized file of the inputs, --docs times.
+        #[arg(long)]
+        median: bool,
+    },
 }
+
+const BENCH_HELP: &str = "\
+The worker runs in-process (topology prefix `bench.` unless
+CHUNK_WORKER__TOPOLOGY__PREFIX sets one) on the configured database; every
+document gets a fresh id (tenant `bench`), so each is real work. Latency is
+measured from the publish confirm to the matching chunking.completed event,
+overall and by document size (< 10K and < 100K tokens, seed 001's SLOs).
+
+Examples:
+  chunk-worker bench --median --docs 3000          # sustained throughput
+  chunk-worker bench --median --docs 1500 --rate 50  # latency at 50 docs/s
+  chunk-worker bench --docs 2204                   # the whole English corpus";
 
 const DEMO_HELP: &str = "\
 The worker runs in-process with the usual settings (config/default.toml,

@@ -254,25 +254,14 @@ async fn wait_for(
     }
 }
 
-/// Files named, and `*.md` under directories named, in sorted order.
-fn markdown_files(inputs: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for input in inputs {
-        if input.is_dir() {
-            let mut entries: Vec<PathBuf> = std::fs::read_dir(input)
-                .map(|rd| rd.flatten().map(|e| e.path()).collect())
-                .unwrap_or_default();
-            entries.sort();
-            out.extend(
-                entries
-                    .into_iter()
-                    .filter(|p| p.extension().is_some_and(|e| e == "md")),
-            );
-        } else {
-            out.push(input.clone());
-        }
-    }
-    out
+/// Files named, and `*.md` under directories named (walked like
+/// `chunk-worker chunk` does: recursively, sorted, hidden entries skipped).
+pub(crate) fn markdown_files(inputs: &[PathBuf]) -> Vec<PathBuf> {
+    crate::offline::collect_inputs(inputs)
+        .into_iter()
+        .filter(|i| i.listing_error.is_none())
+        .map(|i| i.path)
+        .collect()
 }
 
 fn display_list(paths: &[PathBuf]) -> String {

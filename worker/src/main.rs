@@ -34,6 +34,17 @@ fn main() -> ExitCode {
         Command::Migrate => ExitCode::from(worker::service::migrate()),
         Command::Dlq(args) => ExitCode::from(worker::dlq::run(args)),
         Command::Demo { inputs } => ExitCode::from(worker::service::demo(inputs.clone())),
+        Command::Bench {
+            inputs,
+            docs,
+            rate,
+            median,
+        } => ExitCode::from(worker::service::bench(worker::loadtest::BenchOptions {
+            inputs: worker::loadtest::inputs_or_default(inputs.clone()),
+            docs: *docs,
+            rate: *rate,
+            median: *median,
+        })),
     }
 }
 

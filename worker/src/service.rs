@@ -22,6 +22,12 @@ pub fn migrate() -> u8 {
     entry(|_| {}, crate::startup::migrate)
 }
 
+/// `chunk-worker bench`: logs as quiet as the demo's.
+pub fn bench(opts: crate::loadtest::BenchOptions) -> u8 {
+    let quiet = |s: &mut Settings| s.log.level = "warn,lapin=error".into();
+    entry(quiet, move |settings| crate::loadtest::run(settings, opts))
+}
+
 /// `chunk-worker demo [FILE_OR_DIR...]`: quiet logs (warnings only, unless
 /// RUST_LOG says otherwise), the demo's own table on stdout.
 pub fn demo(inputs: Vec<std::path::PathBuf>) -> u8 {

@@ -111,6 +111,30 @@ pub async fn replace_links(
         .execute(&mut **tx)
         .await?;
 
+    // A document that can take no part in resolution (no keys other links
+    // could match, no page links of its own, no link resolved to it) only
+    // touches its own rows, which its document row lock already guards:
+    // it skips the tenant lock, so such documents never serialize.
+    let has_keys =
+        s.keys.page_id.is_some() || (s.keys.space_key.is_some() && s.keys.title.is_some());
+    let has_page_links = s.links.iter().any(|l| l.link_type.targets_page());
+    let is_target: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM document_links WHERE tenant_id = $1 AND target_document_id = $2)",
+    )
+    .bind(s.tenant_id)
+    .bind(s.document_id)
+    .fetch_one(&mut **tx)
+    .await?;
+    if !has_keys && !has_page_links && !is_target {
+        sqlx::query("DELETE FROM document_links WHERE tenant_id = $1 AND source_document_id = $2")
+            .bind(s.tenant_id)
+            .bind(s.document_id)
+            .execute(&mut **tx)
+            .await?;
+        insert_links(tx, s).await?;
+        return rebuild_cross_links(tx, s.tenant_id, &[s.document_id.to_owned()]).await;
+    }
+
     sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
         .bind(LINK_LOCK_CLASS)
         .bind(s.tenant_id)

@@ -1,0 +1,276 @@
+//! `chunk-worker bench`: an end-to-end load tool. It starts the worker
+//! in-process (topology prefix `bench.` unless one is configured), publishes
+//! N documents to `<prefix>ingest.events` as upstream would, and measures
+//! throughput (documents/s, MB/s) and the latency from publish to the
+//! matching `chunking.completed` event (p50/p95/p99), overall and by
+//! document size in tokens (seed 001's SLO buckets: < 10K, < 100K tokens).
+//!
+//! Every document gets a fresh document id, so each one is real work
+//! (chunking, one transaction, one event), never an idempotent no-op.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context as _};
+use futures_util::StreamExt;
+use lapin::options::{BasicConsumeOptions, QueueBindOptions, QueueDeclareOptions};
+use lapin::types::FieldTable;
+use lapin::BasicProperties;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::amqp::publisher::Publisher;
+use crate::config::Settings;
+use crate::startup::Application;
+
+/// What to publish and how fast.
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    /// Files or directories (walked for `*.md`, sorted); cycled to `docs`.
+    pub inputs: Vec<PathBuf>,
+    /// Number of documents to publish.
+    pub docs: usize,
+    /// Documents per second; 0 publishes as fast as confirms allow.
+    pub rate: f64,
+    /// Publish only the median-sized file of the inputs, `docs` times.
+    pub median: bool,
+}
+
+/// Upper bound on waiting for the last event after the last publish.
+const DRAIN: Duration = Duration::from_secs(300);
+
+/// Runs the load test and prints the figures.
+pub async fn run(mut settings: Settings, opts: BenchOptions) -> anyhow::Result<()> {
+    if settings.topology_prefix.is_empty() {
+        settings.topology_prefix = "bench.".into();
+    }
+    settings.http_addr.set_port(0);
+    let mut files = crate::demo::markdown_files(&opts.inputs);
+    files.retain(|p| std::fs::metadata(p).map(|m| m.len() > 0).unwrap_or(false));
+    if files.is_empty() {
+        bail!("no non-empty *.md files found");
+    }
+    let mut bodies: Vec<(String, String)> = Vec::new();
+    for path in &files {
+        if let Ok(text) = std::fs::read_to_string(path) {
+            bodies.push((path.display().to_string(), text));
+        }
+    }
+    if opts.median {
+        bodies.sort_by_key(|(_, t)| t.len());
+        let median = bodies.swap_remove(bodies.len() / 2);
+        bodies = vec![median];
+    }
+    let app = Application::build(settings.clone()).await?;
+    let ctx = app.context();
+    let stop = CancellationToken::new();
+    let worker = tokio::spawn(app.run_until_stopped(stop.clone()));
+    let started = Instant::now();
+    while crate::http::is_ready(&ctx).await.is_err() {
+        if started.elapsed() > Duration::from_secs(60) {
+            stop.cancel();
+            bail!("the worker did not become ready");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let result = drive(&settings, &opts, &bodies).await;
+    stop.cancel();
+    worker.await.context("joining the worker task")??;
+    result
+}
+
+async fn drive(
+    settings: &Settings,
+    opts: &BenchOptions,
+    bodies: &[(String, String)],
+) -> anyhow::Result<()> {
+    let connection = crate::amqp::connect(&settings.amqp.url, "chunk-worker bench").await?;
+    let publisher = Publisher::open(&connection).await?;
+    let exchange = format!("{}ingest.events", settings.topology_prefix);
+    let events = connection.create_channel().await?;
+    let queue = events
+        .queue_declare(
+            "",
+            QueueDeclareOptions {
+                exclusive: true,
+                auto_delete: true,
+                ..Default::default()
+            },
+            FieldTable::default(),
+        )
+        .await?;
+    events
+        .queue_bind(
+            queue.name().as_str(),
+            &exchange,
+            "chunking.completed",
+            QueueBindOptions::default(),
+            FieldTable::default(),
+        )
+        .await?;
+    let mut consumer = events
+        .basic_consume(
+            queue.name().as_str(),
+            "bench",
+            BasicConsumeOptions {
+                no_ack: true,
+                ..Default::default()
+            },
+            FieldTable::default(),
+        )
+        .await?;
+
+    let run = uuid::Uuid::new_v4().simple().to_string();
+    let run = &run[..8];
+    let mut sent: HashMap<String, (Instant, usize)> = HashMap::with_capacity(opts.docs);
+    let expected = opts.docs;
+    let collector = tokio::spawn(async move {
+        let mut got: Vec<(String, Instant, u64)> = Vec::new();
+        let mut quiet_since = Instant::now();
+        while got.len() < expected && quiet_since.elapsed() < DRAIN {
+            let next = tokio::time::timeout(Duration::from_secs(1), consumer.next()).await;
+            let Ok(Some(Ok(delivery))) = next else {
+                continue;
+            };
+            quiet_since = Instant::now();
+            let at = Instant::now();
+            let ev: serde_json::Value = serde_json::from_slice(&delivery.data).unwrap_or_default();
+            let cause = ev
+                .get("causation_id")
+                .and_then(|c| c.as_str())
+                .unwrap_or("")
+                .to_owned();
+            let tokens = ev
+                .get("total_tokens")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0);
+            got.push((cause, at, tokens));
+        }
+        got
+    });
+
+    let interval = (opts.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / opts.rate));
+    let t0 = Instant::now();
+    let mut bytes = 0usize;
+    for i in 0..opts.docs {
+        if let Some(step) = interval {
+            let due = t0 + step * i as u32;
+            if let Some(wait) = due.checked_duration_since(Instant::now()) {
+                tokio::time::sleep(wait).await;
+            }
+        }
+        let (path, markdown) = &bodies[i % bodies.len()];
+        let event_id = uuid::Uuid::new_v4().to_string();
+        let body = json!({
+            "schema": "normalize_markdown.completed/v1",
+            "event_id": event_id,
+            "tenant_id": "bench",
+            "document_id": format!("bench:{run}:{i}"),
+            "source_version_id": "v1",
+            "source_type": "file",
+            "markdown": markdown,
+            "metadata": { "file_path": path },
+            "correlation_id": format!("bench-{run}"),
+        });
+        let props = BasicProperties::default()
+            .with_content_type("application/json".into())
+            .with_delivery_mode(2)
+            .with_message_id(event_id.clone().into());
+        let payload = body.to_string();
+        let at = Instant::now();
+        publisher
+            .publish(
+                &exchange,
+                "normalize_markdown.completed",
+                payload.as_bytes(),
+                props,
+            )
+            .await?;
+        sent.insert(event_id, (at, markdown.len()));
+        bytes += markdown.len();
+    }
+    let published = t0.elapsed();
+    // Every document's event, or the collector gives up after DRAIN quiet.
+    let got = collector.await.context("joining the event collector")?;
+    drop(connection);
+    report(opts, &sent, &got, bytes, t0, published);
+    if got.len() < opts.docs {
+        bail!("only {} of {} documents completed", got.len(), opts.docs);
+    }
+    Ok(())
+}
+
+fn report(
+    opts: &BenchOptions,
+    sent: &HashMap<String, (Instant, usize)>,
+    got: &[(String, Instant, u64)],
+    bytes: usize,
+    t0: Instant,
+    published: Duration,
+) {
+    let mut all = Vec::new();
+    let mut small = Vec::new();
+    let mut large = Vec::new();
+    let mut last = t0;
+    for (cause, at, tokens) in got {
+        let Some((sent_at, _)) = sent.get(cause) else {
+            continue;
+        };
+        let ms = at.duration_since(*sent_at).as_secs_f64() * 1000.0;
+        all.push(ms);
+        if *tokens < 10_000 {
+            small.push(ms);
+        } else if *tokens < 100_000 {
+            large.push(ms);
+        }
+        last = last.max(*at);
+    }
+    let elapsed = last.duration_since(t0).as_secs_f64().max(1e-9);
+    println!(
+        "published {} documents ({:.1} MB) in {:.2} s{}; {} chunking.completed events",
+        sent.len(),
+        bytes as f64 / 1e6,
+        published.as_secs_f64(),
+        if opts.rate > 0.0 {
+            format!(" at a target of {} docs/s", opts.rate)
+        } else {
+            String::new()
+        },
+        all.len()
+    );
+    println!(
+        "throughput: {:.1} documents/s, {:.2} MB/s (first publish to last event: {:.2} s)",
+        all.len() as f64 / elapsed,
+        bytes as f64 / 1e6 / elapsed,
+        elapsed
+    );
+    for (name, v) in [
+        ("all", &mut all),
+        ("< 10K tokens", &mut small),
+        ("10K-100K tokens", &mut large),
+    ] {
+        if v.is_empty() {
+            continue;
+        }
+        v.sort_by(f64::total_cmp);
+        let q = |p: f64| v[((v.len() as f64 * p).ceil() as usize).clamp(1, v.len()) - 1];
+        println!(
+            "latency {name:>16} (n={:>5}): p50 {:>7.1} ms  p95 {:>7.1} ms  p99 {:>7.1} ms  max {:>7.1} ms",
+            v.len(),
+            q(0.50),
+            q(0.95),
+            q(0.99),
+            v[v.len() - 1]
+        );
+    }
+}
+
+/// The inputs, or the English corpus beside the checkout by default.
+pub fn inputs_or_default(inputs: Vec<PathBuf>) -> Vec<PathBuf> {
+    if inputs.is_empty() {
+        vec![Path::new("../shared/corpus/en").to_path_buf()]
+    } else {
+        inputs
+    }
+}
