@@ -114,7 +114,6 @@ pub fn parse_blocks(text: &str) -> Vec<Block> {
                         }),
                         Tag::BlockQuote(_) => Some(BlockKind::Quote),
                         Tag::HtmlBlock => Some(BlockKind::Html),
-                        Tag::MetadataBlock(_) => Some(BlockKind::FrontMatter),
                         _ => Some(BlockKind::Other),
                     };
                     if let Some(kind) = kind {
