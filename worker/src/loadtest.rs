@@ -156,7 +156,11 @@ async fn drive(
     let interval = (opts.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / opts.rate));
     // Unthrottled, many publishes are in flight at once, so the generator
     // (one confirm round trip per message otherwise) is not the bottleneck.
-    let in_flight = if interval.is_some() { 1 } else { PUBLISHES_IN_FLIGHT };
+    let in_flight = if interval.is_some() {
+        1
+    } else {
+        PUBLISHES_IN_FLIGHT
+    };
     let t0 = Instant::now();
     let publisher = &publisher;
     let exchange = exchange.as_str();
@@ -187,7 +191,12 @@ async fn drive(
                 .with_message_id(event_id.clone().into());
             let at = Instant::now();
             publisher
-                .publish(exchange, "normalize_markdown.completed", body.to_string().as_bytes(), props)
+                .publish(
+                    exchange,
+                    "normalize_markdown.completed",
+                    body.to_string().as_bytes(),
+                    props,
+                )
                 .await
                 .map(|()| (event_id, at, markdown.len()))
         })
