@@ -14,17 +14,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
 use futures_util::StreamExt;
-use lapin::options::{BasicConsumeOptions, QueueBindOptions, QueueDeclareOptions};
-use lapin::types::FieldTable;
 use lapin::BasicProperties;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
-use tokio_util::sync::CancellationToken;
 
 use crate::amqp::publisher::Publisher;
 use crate::config::Settings;
-use crate::startup::Application;
+use crate::inprocess::{event_consumer, InProcessWorker};
 
 /// Tenant the demo documents are stored under.
 const TENANT: &str = "demo";
@@ -32,29 +29,13 @@ const TENANT: &str = "demo";
 const DEADLINE: Duration = Duration::from_secs(120);
 
 /// Runs the demo over `inputs` (files, or directories walked for `*.md`).
-pub async fn run(mut settings: Settings, inputs: Vec<PathBuf>) -> anyhow::Result<()> {
-    if settings.topology_prefix.is_empty() {
-        settings.topology_prefix = "demo.".into();
-    }
-    // Any free port: a worker already serving 9464 must not stop the demo.
-    settings.http_addr.set_port(0);
+pub async fn run(settings: Settings, inputs: Vec<PathBuf>) -> anyhow::Result<()> {
     let files = markdown_files(&inputs);
     if files.is_empty() {
         bail!("no *.md files found in {}", display_list(&inputs));
     }
-    let app = Application::build(settings.clone()).await?;
-    let pool = app.pool();
-    let ctx = app.context();
-    let stop = CancellationToken::new();
-    let worker = tokio::spawn(app.run_until_stopped(stop.clone()));
-    let started = Instant::now();
-    while crate::http::is_ready(&ctx).await.is_err() {
-        if started.elapsed() > DEADLINE {
-            stop.cancel();
-            bail!("the worker did not become ready within {DEADLINE:?}");
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let (worker, settings) = InProcessWorker::start(settings, "demo.").await?;
+    let pool = worker.pool.clone();
     println!(
         "worker ready (database {}, exchange {}ingest.events); publishing {} documents",
         redact(&settings.database.url),
@@ -62,8 +43,7 @@ pub async fn run(mut settings: Settings, inputs: Vec<PathBuf>) -> anyhow::Result
         files.len()
     );
     let result = publish_and_report(&settings, &pool, &files).await;
-    stop.cancel();
-    worker.await.context("joining the worker task")??;
+    worker.stop().await?;
     result
 }
 
@@ -75,42 +55,10 @@ async fn publish_and_report(
     let connection = crate::amqp::connect(&settings.amqp.url, "chunk-worker demo").await?;
     let publisher = Publisher::open(&connection).await?;
     let exchange = format!("{}ingest.events", settings.topology_prefix);
-    // Stand in for the downstream embedder: an exclusive queue for the
-    // worker's events, so they are routable and can be counted.
-    let events = connection.create_channel().await?;
-    let queue = events
-        .queue_declare(
-            "",
-            QueueDeclareOptions {
-                exclusive: true,
-                auto_delete: true,
-                ..Default::default()
-            },
-            FieldTable::default(),
-        )
-        .await?;
-    for key in ["chunking.completed", "chunking.failed"] {
-        events
-            .queue_bind(
-                queue.name().as_str(),
-                &exchange,
-                key,
-                QueueBindOptions::default(),
-                FieldTable::default(),
-            )
-            .await?;
-    }
-    let mut consumer = events
-        .basic_consume(
-            queue.name().as_str(),
-            "demo",
-            BasicConsumeOptions {
-                no_ack: true,
-                ..Default::default()
-            },
-            FieldTable::default(),
-        )
-        .await?;
+    // Stand in for the downstream embedder, so events are routable and
+    // can be counted.
+    let keys = ["chunking.completed", "chunking.failed"];
+    let mut consumer = event_consumer(&connection, &exchange, &keys, "demo").await?;
     let mut expected: BTreeMap<String, String> = BTreeMap::new();
     for path in files {
         let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;

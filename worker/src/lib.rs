@@ -15,6 +15,7 @@ pub mod demo;
 pub mod dlq;
 pub mod handler;
 pub mod http;
+pub mod inprocess;
 pub mod loadtest;
 pub mod metrics;
 pub mod ops_metrics;

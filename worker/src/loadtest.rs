@@ -14,15 +14,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
 use futures_util::StreamExt;
-use lapin::options::{BasicConsumeOptions, QueueBindOptions, QueueDeclareOptions};
-use lapin::types::FieldTable;
 use lapin::BasicProperties;
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 use crate::amqp::publisher::Publisher;
 use crate::config::Settings;
-use crate::startup::Application;
+use crate::inprocess::{event_consumer, InProcessWorker};
 
 /// What to publish and how fast.
 #[derive(Debug, Clone)]
@@ -44,11 +41,7 @@ const PUBLISHES_IN_FLIGHT: usize = 64;
 const DRAIN: Duration = Duration::from_secs(300);
 
 /// Runs the load test and prints the figures.
-pub async fn run(mut settings: Settings, opts: BenchOptions) -> anyhow::Result<()> {
-    if settings.topology_prefix.is_empty() {
-        settings.topology_prefix = "bench.".into();
-    }
-    settings.http_addr.set_port(0);
+pub async fn run(settings: Settings, opts: BenchOptions) -> anyhow::Result<()> {
     let mut files = crate::demo::markdown_files(&opts.inputs);
     files.retain(|p| std::fs::metadata(p).map(|m| m.len() > 0).unwrap_or(false));
     if files.is_empty() {
@@ -65,21 +58,31 @@ pub async fn run(mut settings: Settings, opts: BenchOptions) -> anyhow::Result<(
         let median = bodies.swap_remove(bodies.len() / 2);
         bodies = vec![median];
     }
-    let app = Application::build(settings.clone()).await?;
-    let ctx = app.context();
-    let stop = CancellationToken::new();
-    let worker = tokio::spawn(app.run_until_stopped(stop.clone()));
-    let started = Instant::now();
-    while crate::http::is_ready(&ctx).await.is_err() {
-        if started.elapsed() > Duration::from_secs(60) {
-            stop.cancel();
-            bail!("the worker did not become ready");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    // A database of its own, created for the run and dropped after it: every
+    // run starts from the same empty tables (this machine runs Postgres with
+    // autovacuum off, so tables kept between runs only ever bloat), and the
+    // configured database is never touched.
+    let mut settings = settings;
+    let base = settings
+        .database
+        .options
+        .get_database()
+        .unwrap_or("chunk_worker")
+        .to_owned();
+    let database = format!(
+        "{base}_bench_{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    );
+    settings.database.options = settings.database.options.clone().database(&database);
+    settings.database.create_if_missing = true;
+    let db_settings = settings.database.clone();
+    let (worker, settings) = InProcessWorker::start(settings, "bench.").await?;
     let result = drive(&settings, &opts, &bodies).await;
-    stop.cancel();
-    worker.await.context("joining the worker task")??;
+    let stopped = worker.stop().await;
+    if let Err(e) = crate::store::drop_database(&db_settings).await {
+        eprintln!("could not drop the bench database {database}: {e}");
+    }
+    stopped?;
     result
 }
 
@@ -91,38 +94,8 @@ async fn drive(
     let connection = crate::amqp::connect(&settings.amqp.url, "chunk-worker bench").await?;
     let publisher = Publisher::open(&connection).await?;
     let exchange = format!("{}ingest.events", settings.topology_prefix);
-    let events = connection.create_channel().await?;
-    let queue = events
-        .queue_declare(
-            "",
-            QueueDeclareOptions {
-                exclusive: true,
-                auto_delete: true,
-                ..Default::default()
-            },
-            FieldTable::default(),
-        )
-        .await?;
-    events
-        .queue_bind(
-            queue.name().as_str(),
-            &exchange,
-            "chunking.completed",
-            QueueBindOptions::default(),
-            FieldTable::default(),
-        )
-        .await?;
-    let mut consumer = events
-        .basic_consume(
-            queue.name().as_str(),
-            "bench",
-            BasicConsumeOptions {
-                no_ack: true,
-                ..Default::default()
-            },
-            FieldTable::default(),
-        )
-        .await?;
+    let mut consumer =
+        event_consumer(&connection, &exchange, &["chunking.completed"], "bench").await?;
 
     let run = uuid::Uuid::new_v4().simple().to_string();
     let run = &run[..8];

@@ -25,13 +25,7 @@ pub fn pool(settings: &DatabaseSettings) -> PgPool {
 /// Creates the database named by `settings` when it does not exist, by
 /// connecting to the `postgres` maintenance database of the same server.
 pub async fn ensure_database(settings: &DatabaseSettings) -> Result<(), sqlx::Error> {
-    let name = settings
-        .options
-        .get_database()
-        .unwrap_or("postgres")
-        .to_owned();
-    let admin_options: PgConnectOptions = settings.options.clone().database("postgres");
-    let mut conn: PgConnection = admin_options.connect().await?;
+    let (name, mut conn) = maintenance_connection(settings).await?;
     let exists: Option<i32> = sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
         .bind(&name)
         .fetch_optional(&mut conn)
@@ -46,6 +40,34 @@ pub async fn ensure_database(settings: &DatabaseSettings) -> Result<(), sqlx::Er
         }
     }
     conn.close().await
+}
+
+/// Drops the database named by `settings` (if it exists), closing other
+/// sessions on it first; the counterpart of [`ensure_database`] for the
+/// throwaway databases of `chunk-worker bench`.
+pub async fn drop_database(settings: &DatabaseSettings) -> Result<(), sqlx::Error> {
+    let (name, mut conn) = maintenance_connection(settings).await?;
+    let sql = format!(
+        "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+        quote_ident(&name)
+    );
+    sqlx::query(&sql).execute(&mut conn).await?;
+    conn.close().await
+}
+
+/// The configured database's name and a connection to the `postgres`
+/// maintenance database of the same server (a database cannot be created or
+/// dropped from a connection to itself).
+async fn maintenance_connection(
+    settings: &DatabaseSettings,
+) -> Result<(String, PgConnection), sqlx::Error> {
+    let name = settings
+        .options
+        .get_database()
+        .unwrap_or("postgres")
+        .to_owned();
+    let admin_options: PgConnectOptions = settings.options.clone().database("postgres");
+    Ok((name, admin_options.connect().await?))
 }
 
 /// Runs the pending migrations.
