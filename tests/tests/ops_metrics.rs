@@ -29,6 +29,9 @@ fn value(text: &str, series: &str) -> Option<f64> {
         .and_then(|v| v.parse().ok())
 }
 
+const INVALID_COUNTED: &str =
+    "chunking_errors_total{tenant_id=\"unknown\",error_type=\"INVALID_MESSAGE\"} 1";
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_move_as_documents_flow() -> R {
     let app = TestApp::spawn().await?;
@@ -53,7 +56,10 @@ async fn metrics_move_as_documents_flow() -> R {
     let addr = app.http_addr;
     let after = eventually("the failure to be counted", DEADLINE, || async move {
         let text = scrape(addr).await?;
-        Ok((value(&text, "chunking_failures_recorded") == Some(1.0)).then_some(text))
+        // The failure row is written before the counters move: wait for both.
+        let counted = value(&text, "chunking_failures_recorded") == Some(1.0)
+            && text.contains(INVALID_COUNTED);
+        Ok(counted.then_some(text))
     })
     .await?;
     assert!(
@@ -71,8 +77,7 @@ async fn metrics_move_as_documents_flow() -> R {
         .unwrap_or(0.0)
             >= 1.0
     );
-    assert!(after
-        .contains("chunking_errors_total{tenant_id=\"unknown\",error_type=\"INVALID_MESSAGE\"} 1"));
+    assert!(after.contains(INVALID_COUNTED), "{after}");
     assert!(value(&after, "chunking_operations_duration_seconds_count").unwrap_or(0.0) >= 2.0);
     app.cleanup().await
 }

@@ -241,7 +241,9 @@ async fn publish_batch(ctx: &Context, publisher: &Publisher) -> Result<usize, Re
         tx.commit().await?;
         return Ok(0);
     }
-    let mut published = Vec::new();
+    // Every row is sent before any confirm is awaited: one confirm round
+    // trip per batch instead of one per event.
+    let mut pending = Vec::with_capacity(rows.len());
     for row in &rows {
         let exchange = ctx.topology.name(&row.exchange);
         let mut headers = FieldTable::default();
@@ -252,20 +254,29 @@ async fn publish_batch(ctx: &Context, publisher: &Publisher) -> Result<usize, Re
                 }
             }
         }
+        let schema = schema_of(&row.payload);
         headers.insert(
             ShortString::from("schema"),
-            AMQPValue::LongString(LongString::from(schema_of(&row.payload))),
+            AMQPValue::LongString(LongString::from(schema.clone())),
         );
         let props = BasicProperties::default()
             .with_content_type(ShortString::from("application/json"))
             .with_delivery_mode(2)
             .with_message_id(ShortString::from(row.event_id.to_string()))
-            .with_type(ShortString::from(schema_of(&row.payload)))
+            .with_type(ShortString::from(schema))
             .with_headers(headers);
-        match publisher
-            .publish(&exchange, &row.routing_key, row.payload.as_bytes(), props)
-            .await
-        {
+        let sent = publisher
+            .send(&exchange, &row.routing_key, row.payload.as_bytes(), props)
+            .await;
+        pending.push(sent);
+    }
+    let mut published = Vec::new();
+    for (row, sent) in rows.iter().zip(pending) {
+        let outcome = match sent {
+            Ok(p) => p.confirmed().await,
+            Err(e) => Err(e),
+        };
+        match outcome {
             Ok(()) => published.push(row.id),
             Err(PublishError::Amqp(e)) => {
                 // Rows published so far stay pending (the transaction rolls

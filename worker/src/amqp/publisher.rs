@@ -2,7 +2,7 @@
 //! waits for the broker's confirm, so "published" means routed and stored.
 
 use lapin::options::{BasicPublishOptions, ConfirmSelectOptions};
-use lapin::publisher_confirm::Confirmation;
+use lapin::publisher_confirm::{Confirmation, PublisherConfirm};
 use lapin::{BasicProperties, Channel, Connection};
 
 /// Why a publish did not succeed.
@@ -66,6 +66,21 @@ impl Publisher {
         body: &[u8],
         properties: BasicProperties,
     ) -> Result<(), PublishError> {
+        self.send(exchange, routing_key, body, properties)
+            .await?
+            .confirmed()
+            .await
+    }
+
+    /// Sends `body` without waiting for the confirm: several sends can be in
+    /// flight on the channel at once, each settled by its [`Pending`].
+    pub async fn send(
+        &self,
+        exchange: &str,
+        routing_key: &str,
+        body: &[u8],
+        properties: BasicProperties,
+    ) -> Result<Pending, PublishError> {
         let confirm = self
             .channel
             .basic_publish(
@@ -78,17 +93,44 @@ impl Publisher {
                 body,
                 properties,
             )
-            .await?
             .await?;
-        match confirm {
+        Ok(Pending {
+            confirm,
+            exchange: exchange.to_owned(),
+            routing_key: routing_key.to_owned(),
+        })
+    }
+}
+
+/// A sent publish whose confirm has not been awaited yet.
+pub struct Pending {
+    confirm: PublisherConfirm,
+    exchange: String,
+    routing_key: String,
+}
+
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pending")
+            .field("exchange", &self.exchange)
+            .field("routing_key", &self.routing_key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pending {
+    /// Waits for the broker's confirm: routed and stored, returned as
+    /// unroutable, or nacked.
+    pub async fn confirmed(self) -> Result<(), PublishError> {
+        match self.confirm.await? {
             Confirmation::Ack(None) | Confirmation::NotRequested => Ok(()),
             Confirmation::Ack(Some(_)) => Err(PublishError::Unroutable {
-                exchange: exchange.to_owned(),
-                routing_key: routing_key.to_owned(),
+                exchange: self.exchange,
+                routing_key: self.routing_key,
             }),
             Confirmation::Nack(_) => Err(PublishError::Nacked {
-                exchange: exchange.to_owned(),
-                routing_key: routing_key.to_owned(),
+                exchange: self.exchange,
+                routing_key: self.routing_key,
             }),
         }
     }

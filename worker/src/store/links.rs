@@ -88,8 +88,11 @@ pub struct LinkSource<'a> {
     pub chunks: &'a [Chunk],
     /// The version's links.
     pub links: &'a [Link],
-    /// The document's resolution keys.
+    /// The document's resolution keys (already written to its row).
     pub keys: &'a DocumentKeys,
+    /// Whether this is the document's first version in this transaction's
+    /// view: it has no links of its own yet and no link resolves to it.
+    pub first_version: bool,
 }
 
 const PAGE_TYPES: &str = "('confluence_page', 'confluence_tiny', 'confluence_attachment')";
@@ -97,20 +100,12 @@ const PAGE_TYPES: &str = "('confluence_page', 'confluence_tiny', 'confluence_att
 /// Replaces the document's links with those of its new current version,
 /// resolves them, resolves other documents' links that point at it, and
 /// rebuilds the `cross_links` of every source document touched. Call only
-/// for a version that becomes current, holding the document's row lock.
+/// for a version that becomes current, holding the document's row lock,
+/// after writing `s.keys` to the document's row.
 pub async fn replace_links(
     tx: &mut Transaction<'_, Postgres>,
     s: &LinkSource<'_>,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE documents SET page_id = $3, space_key = $4, title = $5 WHERE tenant_id = $1 AND document_id = $2")
-        .bind(s.tenant_id)
-        .bind(s.document_id)
-        .bind(&s.keys.page_id)
-        .bind(&s.keys.space_key)
-        .bind(&s.keys.title)
-        .execute(&mut **tx)
-        .await?;
-
     // A document that can take no part in resolution (no keys other links
     // could match, no page links of its own, no link resolved to it) only
     // touches its own rows, which its document row lock already guards:
@@ -118,6 +113,11 @@ pub async fn replace_links(
     let has_keys =
         s.keys.page_id.is_some() || (s.keys.space_key.is_some() && s.keys.title.is_some());
     let has_page_links = s.links.iter().any(|l| l.link_type.targets_page());
+    if s.first_version && !has_keys && !has_page_links {
+        // Nothing to delete, nothing resolved to it, nothing to resolve:
+        // its non-page links never enter `cross_links`.
+        return insert_links(tx, s).await;
+    }
     let is_target: bool = sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM document_links WHERE tenant_id = $1 AND target_document_id = $2)",
     )

@@ -178,31 +178,22 @@ pub fn change_set(
 /// Whether the version is already stored for this tenant (a cheap check
 /// before chunking; the transaction checks again).
 pub async fn exists(pool: &PgPool, v: &NewVersionKey<'_>) -> Result<Existing, sqlx::Error> {
-    let owner: Option<String> =
-        sqlx::query_scalar("SELECT tenant_id FROM documents WHERE document_id = $1")
-            .bind(v.document_id)
-            .fetch_optional(pool)
-            .await?;
-    match owner {
-        None => Ok(Existing::No),
-        Some(owner) if owner != v.tenant_id => Ok(Existing::OtherTenant),
-        Some(_) => {
-            let found: Option<i32> = sqlx::query_scalar(
-                "SELECT 1 FROM source_versions \
-                 WHERE tenant_id = $1 AND document_id = $2 AND source_version_id = $3",
-            )
-            .bind(v.tenant_id)
-            .bind(v.document_id)
-            .bind(v.source_version_id)
-            .fetch_optional(pool)
-            .await?;
-            Ok(if found.is_some() {
-                Existing::Yes
-            } else {
-                Existing::No
-            })
-        }
-    }
+    let found: Option<(String, bool)> = sqlx::query_as(
+        "SELECT d.tenant_id, EXISTS (SELECT 1 FROM source_versions s \
+           WHERE s.tenant_id = d.tenant_id AND s.document_id = d.document_id \
+             AND s.source_version_id = $2) \
+         FROM documents d WHERE d.document_id = $1",
+    )
+    .bind(v.document_id)
+    .bind(v.source_version_id)
+    .fetch_optional(pool)
+    .await?;
+    Ok(match found {
+        None => Existing::No,
+        Some((owner, _)) if owner != v.tenant_id => Existing::OtherTenant,
+        Some((_, true)) => Existing::Yes,
+        Some((_, false)) => Existing::No,
+    })
 }
 
 /// Identifies a version.
@@ -239,52 +230,27 @@ pub async fn store_version_with_links(
     v: &NewVersion<'_>,
     links: &[Link],
 ) -> Result<StoreOutcome, StoreError> {
+    let keys = DocumentKeys::from_metadata(&v.metadata);
     let mut tx = pool.begin().await?;
-
-    // No conflict target: a concurrent insert of the same document may
-    // surface on either unique index (the primary key or document_id), and
-    // both mean "the row exists"; ownership is checked under the lock below.
-    sqlx::query(
-        "INSERT INTO documents (tenant_id, document_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-    )
-    .bind(v.tenant_id)
-    .bind(v.document_id)
-    .execute(&mut *tx)
-    .await?;
-
-    let (owner, current_id, current_seq, current_at): (
-        String,
-        Option<String>,
-        Option<i64>,
-        Option<OffsetDateTime>,
-    ) = sqlx::query_as(
-        "SELECT tenant_id, current_source_version_id, current_source_version_seq, current_occurred_at \
-         FROM documents WHERE document_id = $1 FOR UPDATE",
-    )
-    .bind(v.document_id)
-    .fetch_one(&mut *tx)
-    .await?;
-    if owner != v.tenant_id {
-        tx.rollback().await?;
-        return Err(StoreError::TenantMismatch {
-            tenant_id: v.tenant_id.to_owned(),
-            document_id: v.document_id.to_owned(),
-        });
-    }
-
-    let already: Option<i32> = sqlx::query_scalar(
-        "SELECT 1 FROM source_versions \
-         WHERE tenant_id = $1 AND document_id = $2 AND source_version_id = $3",
-    )
-    .bind(v.tenant_id)
-    .bind(v.document_id)
-    .bind(v.source_version_id)
-    .fetch_optional(&mut *tx)
-    .await?;
-    if already.is_some() {
-        tx.commit().await?;
-        return Ok(StoreOutcome::AlreadyStored);
-    }
+    let (created, current) = match lock_document(&mut tx, v, &keys).await? {
+        Locked::Created => (true, None),
+        Locked::Existing(current) => (false, current),
+        Locked::AlreadyStored => {
+            tx.commit().await?;
+            return Ok(StoreOutcome::AlreadyStored);
+        }
+        Locked::OtherTenant => {
+            tx.rollback().await?;
+            return Err(StoreError::TenantMismatch {
+                tenant_id: v.tenant_id.to_owned(),
+                document_id: v.document_id.to_owned(),
+            });
+        }
+    };
+    let (current_id, current_seq, current_at) = match current {
+        Some(c) => (Some(c.id), c.seq, c.occurred_at),
+        None => (None, None, None),
+    };
 
     let is_current = match &current_id {
         None => true,
@@ -362,20 +328,26 @@ pub async fn store_version_with_links(
             .execute(&mut *tx)
             .await?;
         }
-        sqlx::query(
-            "UPDATE documents SET current_source_version_id = $3, current_source_version_seq = $4, \
-               current_occurred_at = $5, updated_at = now() \
-             WHERE tenant_id = $1 AND document_id = $2",
-        )
-        .bind(v.tenant_id)
-        .bind(v.document_id)
-        .bind(v.source_version_id)
-        .bind(v.source_version_seq)
-        .bind(v.occurred_at)
-        .execute(&mut *tx)
-        .await?;
+        if !created {
+            // The current-version pointer and the keys other documents'
+            // links resolve by, in one update (a created row has them).
+            sqlx::query(
+                "UPDATE documents SET current_source_version_id = $3, current_source_version_seq = $4, \
+                   current_occurred_at = $5, page_id = $6, space_key = $7, title = $8, updated_at = now() \
+                 WHERE tenant_id = $1 AND document_id = $2",
+            )
+            .bind(v.tenant_id)
+            .bind(v.document_id)
+            .bind(v.source_version_id)
+            .bind(v.source_version_seq)
+            .bind(v.occurred_at)
+            .bind(&keys.page_id)
+            .bind(&keys.space_key)
+            .bind(&keys.title)
+            .execute(&mut *tx)
+            .await?;
+        }
         // An older version stored late never touches the links.
-        let keys = DocumentKeys::from_metadata(&v.metadata);
         replace_links(
             &mut tx,
             &LinkSource {
@@ -385,6 +357,7 @@ pub async fn store_version_with_links(
                 chunks: v.chunks,
                 links,
                 keys: &keys,
+                first_version: created,
             },
         )
         .await?;
@@ -430,6 +403,98 @@ pub async fn store_version_with_links(
         chunk_count: v.chunks.len(),
         changed,
     })
+}
+
+/// The current version of a locked document.
+#[derive(Debug)]
+struct CurrentVersion {
+    id: String,
+    seq: Option<i64>,
+    occurred_at: Option<OffsetDateTime>,
+}
+
+/// What [`lock_document`] found; in every case but `OtherTenant` the
+/// transaction holds the document's row lock.
+#[derive(Debug)]
+enum Locked {
+    /// The row was just created: the document has no versions, links or
+    /// incoming resolutions yet.
+    Created,
+    /// The row existed; its current version, if any.
+    Existing(Option<CurrentVersion>),
+    /// This version is stored already.
+    AlreadyStored,
+    /// The document belongs to another tenant.
+    OtherTenant,
+}
+
+/// Creates or locks the document's row, serializing every writer of the
+/// document: one round trip for a new document, three for an existing one.
+async fn lock_document(
+    tx: &mut Transaction<'_, Postgres>,
+    v: &NewVersion<'_>,
+    keys: &DocumentKeys,
+) -> Result<Locked, sqlx::Error> {
+    // No conflict target: a concurrent insert of the same document may
+    // surface on either unique index (the primary key or document_id), and
+    // both mean "the row exists". An inserted row is this transaction's
+    // until it commits, like a locked one.
+    // A new document's first version is its current one: the row is
+    // written complete, with no update after it.
+    let created: Option<i32> = sqlx::query_scalar(
+        "INSERT INTO documents (tenant_id, document_id, current_source_version_id, \
+           current_source_version_seq, current_occurred_at, page_id, space_key, title) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING 1",
+    )
+    .bind(v.tenant_id)
+    .bind(v.document_id)
+    .bind(v.source_version_id)
+    .bind(v.source_version_seq)
+    .bind(v.occurred_at)
+    .bind(&keys.page_id)
+    .bind(&keys.space_key)
+    .bind(&keys.title)
+    .fetch_optional(&mut **tx)
+    .await?;
+    if created.is_some() {
+        return Ok(Locked::Created);
+    }
+    let (owner, id, seq, occurred_at): (
+        String,
+        Option<String>,
+        Option<i64>,
+        Option<OffsetDateTime>,
+    ) = sqlx::query_as(
+        "SELECT tenant_id, current_source_version_id, current_source_version_seq, current_occurred_at \
+         FROM documents WHERE document_id = $1 FOR UPDATE",
+    )
+    .bind(v.document_id)
+    .fetch_one(&mut **tx)
+    .await?;
+    if owner != v.tenant_id {
+        return Ok(Locked::OtherTenant);
+    }
+    // A statement of its own: under READ COMMITTED its snapshot is taken
+    // after the lock was granted, so it sees a version committed by the
+    // transaction the lock waited for (a subquery of the locking statement
+    // would not).
+    let already: Option<i32> = sqlx::query_scalar(
+        "SELECT 1 FROM source_versions \
+         WHERE tenant_id = $1 AND document_id = $2 AND source_version_id = $3",
+    )
+    .bind(v.tenant_id)
+    .bind(v.document_id)
+    .bind(v.source_version_id)
+    .fetch_optional(&mut **tx)
+    .await?;
+    if already.is_some() {
+        return Ok(Locked::AlreadyStored);
+    }
+    Ok(Locked::Existing(id.map(|id| CurrentVersion {
+        id,
+        seq,
+        occurred_at,
+    })))
 }
 
 /// Inserts all chunks with one statement: one array per column, `UNNEST`ed.
