@@ -24,20 +24,33 @@ fn yaml(path: &str) -> anyhow::Result<Yaml> {
     Ok(docs.remove(0))
 }
 
-/// Metric names the worker exports (`# TYPE` lines of both renderers).
+/// Metric names the worker exports: the sample names of a registry in which
+/// every series was touched once, and the scrape-time gauges.
 fn exported() -> BTreeSet<String> {
-    let mut names = BTreeSet::new();
-    let counters = worker::metrics::Metrics::default().render();
-    let gauges = include_str!("../../worker/src/ops_metrics.rs");
-    for text in [counters.as_str(), gauges] {
-        for line in text.lines() {
-            if let Some(rest) = line.split("# TYPE ").nth(1) {
-                if let Some(name) = rest.split_whitespace().next() {
-                    names.insert(name.to_owned());
-                }
-            }
-        }
-    }
+    use worker::metrics::{Metrics, OperationOutcome, QueueKind, Stage, StrategyLabels};
+    let m = Metrics::default();
+    let s = StrategyLabels {
+        strategy: "structural".into(),
+        granularity: "section".into(),
+    };
+    m.operation(Some("t"), &s, OperationOutcome::Stored);
+    m.failed(Some("t"), &s, shared::ErrorCode::InvalidMessage);
+    m.chunks_stored(Some("t"), &s, [100]);
+    m.observe_duration(&s, std::time::Duration::from_millis(5));
+    m.observe_stage(Stage::Store, std::time::Duration::from_millis(5));
+    m.set_queue_depth(QueueKind::DeadLetter, 1);
+    let mut names: BTreeSet<String> = m
+        .render()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split(['{', ' ']).next())
+        .map(str::to_owned)
+        .collect();
+    names.extend(
+        worker::ops_metrics::SCRAPE_GAUGES
+            .iter()
+            .map(|n| (*n).to_owned()),
+    );
     names
 }
 

@@ -8,6 +8,7 @@
 use serde_json::{json, Value};
 use shared::links::encode_tiny;
 use tests::{eventually, Options, TestApp, DEADLINE};
+use worker::metrics::OperationOutcome as Outcome;
 
 type R = anyhow::Result<()>;
 
@@ -521,7 +522,7 @@ async fn confluence_links_are_stored_resolved_late_and_replaced_by_new_versions(
     let ctx = app.ctx.clone();
     eventually("the duplicate to be acked", DEADLINE, || {
         let ctx = ctx.clone();
-        async move { Ok((ctx.metrics.operations("duplicate") >= 1).then_some(())) }
+        async move { Ok((ctx.metrics.operations(Outcome::Duplicate) >= 1).then_some(())) }
     })
     .await?;
     // An older version stored late is not current: it never touches links.

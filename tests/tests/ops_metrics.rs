@@ -1,7 +1,7 @@
 //! `/metrics` exposes seed 001's series and the outbox/failure gauges, and
 //! their values move as documents flow.
 
-use tests::{eventually, message, sample_markdown, TestApp, DEADLINE};
+use tests::{eventually, message, sample_markdown, Options, TestApp, DEADLINE};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 type R = anyhow::Result<()>;
@@ -34,7 +34,11 @@ const INVALID_COUNTED: &str =
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_move_as_documents_flow() -> R {
-    let app = TestApp::spawn().await?;
+    let app = TestApp::spawn_with(Options {
+        vars: vec![("TELEMETRY__QUEUE_POLL_INTERVAL_MS".into(), "200".into())],
+        ..Options::default()
+    })
+    .await?;
     let before = scrape(app.http_addr).await?;
     for name in [
         "chunking_operations_duration_seconds_bucket",
@@ -43,6 +47,11 @@ async fn metrics_move_as_documents_flow() -> R {
         "chunking_outbox_oldest_age_seconds",
         "chunking_failures_recorded",
         "chunking_transient_retries_total",
+        "chunking_messages_consumed_total",
+        "chunking_messages_acked_total",
+        "chunking_messages_dead_lettered_total",
+        "chunking_messages_in_flight",
+        "chunking_events_published_total",
     ] {
         assert!(before.contains(name), "{name} missing:\n{before}");
     }
@@ -65,19 +74,47 @@ async fn metrics_move_as_documents_flow() -> R {
     assert!(
         value(
             &after,
-            "chunking_operations_total{tenant_id=\"acme-prod\",outcome=\"stored\"}"
+            "chunking_operations_total{tenant_id=\"acme-prod\",strategy=\"structural\",granularity=\"section\",outcome=\"stored\"}"
         ) == Some(1.0),
         "{after}"
     );
     assert!(
         value(
             &after,
-            "chunking_chunks_produced_total{tenant_id=\"acme-prod\"}"
+            "chunking_chunks_produced_total{tenant_id=\"acme-prod\",strategy=\"structural\",granularity=\"section\"}"
         )
         .unwrap_or(0.0)
             >= 1.0
     );
     assert!(after.contains(INVALID_COUNTED), "{after}");
     assert!(value(&after, "chunking_operations_duration_seconds_count").unwrap_or(0.0) >= 2.0);
+    assert_eq!(value(&after, "chunking_messages_consumed_total"), Some(2.0));
+    assert_eq!(
+        value(&after, "chunking_messages_dead_lettered_total"),
+        Some(1.0)
+    );
+    assert!(value(&after, "chunking_chunk_size_tokens_count").unwrap_or(0.0) >= 1.0);
+    assert!(
+        value(
+            &after,
+            "chunking_stage_duration_seconds_count{stage=\"store\"}"
+        ) == Some(1.0),
+        "{after}"
+    );
+    // Acked after the dead-letter copy is confirmed: wait for the second ack.
+    eventually("both messages to be acked", DEADLINE, || async move {
+        let text = scrape(addr).await?;
+        Ok((value(&text, "chunking_messages_acked_total") == Some(2.0)).then_some(()))
+    })
+    .await?;
+    // The broker's queue depths are polled (every 200 ms in this test).
+    eventually("the dead-letter queue depth", DEADLINE, || async move {
+        let text = scrape(addr).await?;
+        Ok(
+            (value(&text, "chunking_queue_messages{queue=\"dead_letter\"}") == Some(1.0))
+                .then_some(()),
+        )
+    })
+    .await?;
     app.cleanup().await
 }

@@ -12,6 +12,7 @@ use sqlx::Row;
 use tests::proxy::Proxy;
 use tests::{eventually, message, sample_markdown, Options, TestApp, DEADLINE};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use worker::metrics::OperationOutcome as Outcome;
 
 type R = anyhow::Result<()>;
 
@@ -192,7 +193,7 @@ async fn redelivered_message_does_not_duplicate_rows_or_events() -> R {
     let pool = app.pool.clone();
     eventually("both duplicates to be acked", DEADLINE, || {
         let ctx = app.ctx.clone();
-        async move { Ok((ctx.metrics.operations("duplicate") == 2).then_some(())) }
+        async move { Ok((ctx.metrics.operations(Outcome::Duplicate) == 2).then_some(())) }
     })
     .await?;
     assert_eq!(app.version_count("doc-dup").await?, 1);
@@ -668,7 +669,13 @@ async fn health_readiness_and_metrics_are_served_over_http() -> R {
     assert_eq!(status, 200, "{body}");
     let (status, body) = http_get(app.http_addr, "/metrics").await?;
     assert_eq!(status, 200);
-    assert!(body.contains("chunking_operations_total"), "{body}");
+    // Before any message the per-profile histograms exist at zero (an
+    // absent series is not a zero one to PromQL); the exposition is complete.
+    assert!(
+        body.contains("chunking_operations_duration_seconds_count{strategy=\"structural\",granularity=\"section\"} 0"),
+        "{body}"
+    );
+    assert!(body.ends_with("# EOF\n"), "{body}");
     app.cleanup().await
 }
 
@@ -733,7 +740,7 @@ async fn shutdown_while_the_database_is_down_parks_the_message_for_later() -> R 
     .await?;
     assert_eq!(ready_messages(&app, &queue).await?, 0);
     app.stop_worker().await?;
-    assert_eq!(app.ctx.metrics.operations("parked"), 1);
+    assert_eq!(app.ctx.metrics.operations(Outcome::Parked), 1);
     // Parked in the retry queue, it comes back to the requests queue after
     // the delay, byte for byte; nothing was dead-lettered.
     let back = app.next(&queue, DEADLINE).await?;
@@ -854,18 +861,20 @@ async fn two_workers_racing_on_one_document_keep_it_consistent() -> R {
     eventually("every copy to be handled", DEADLINE, || {
         let (a, b) = (app.ctx.clone(), sibling.ctx.clone());
         async move {
-            let handled = ["stored", "duplicate"]
+            let handled = [Outcome::Stored, Outcome::Duplicate]
                 .iter()
-                .map(|o| a.metrics.operations(o) + b.metrics.operations(o))
+                .map(|o| a.metrics.operations(*o) + b.metrics.operations(*o))
                 .sum::<u64>();
             Ok((handled == 24).then_some(()))
         }
     })
     .await?;
-    let stored = app.ctx.metrics.operations("stored") + sibling.ctx.metrics.operations("stored");
+    let stored = app.ctx.metrics.operations(Outcome::Stored)
+        + sibling.ctx.metrics.operations(Outcome::Stored);
     assert_eq!(stored, 12, "each version stored exactly once");
     for ctx in [&app.ctx, &sibling.ctx] {
-        let handled = ctx.metrics.operations("stored") + ctx.metrics.operations("duplicate");
+        let handled =
+            ctx.metrics.operations(Outcome::Stored) + ctx.metrics.operations(Outcome::Duplicate);
         assert!(handled > 0, "both replicas took part");
     }
     assert_eq!(app.version_count("doc-replicas").await?, 12);

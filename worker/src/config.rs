@@ -58,6 +58,7 @@ struct RawSettings {
     source: RawSource,
     outbox: RawOutbox,
     log: RawLog,
+    telemetry: RawTelemetry,
     #[serde(default)]
     links: RawLinks,
 }
@@ -129,6 +130,15 @@ struct RawLog {
     level: String,
 }
 
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTelemetry {
+    otlp_endpoint: String,
+    service_name: String,
+    max_tenant_labels: u32,
+    queue_poll_interval_ms: u64,
+}
+
 /// `[links]`: which hosts are Confluence / Jira, globally and per tenant.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -197,8 +207,23 @@ pub struct Settings {
     pub outbox: OutboxSettings,
     /// Logging settings.
     pub log: LogSettings,
+    /// Traces and metrics.
+    pub telemetry: TelemetrySettings,
     /// Confluence / Jira sites for link classification.
     pub links: LinkSettings,
+}
+
+/// `[telemetry]`: trace export and metric labels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TelemetrySettings {
+    /// OTLP/HTTP traces endpoint (`.../v1/traces`); `None`: no export.
+    pub otlp_traces_endpoint: Option<String>,
+    /// `service.name` of the exported spans.
+    pub service_name: String,
+    /// Distinct `tenant_id` label values on `/metrics`.
+    pub max_tenant_labels: usize,
+    /// How often queue depths are read from the broker.
+    pub queue_poll_interval: Duration,
 }
 
 /// Which hosts are Confluence and Jira (`[links]`), with per-tenant lists
@@ -551,6 +576,7 @@ impl Settings {
             ));
         }
         let links = validate_links(raw.links)?;
+        let telemetry = validate_telemetry(raw.telemetry)?;
         Ok(Self {
             amqp: AmqpSettings {
                 url: raw.amqp.url,
@@ -586,9 +612,61 @@ impl Settings {
                 format,
                 level: raw.log.level,
             },
+            telemetry,
             links,
         })
     }
+}
+
+/// OTLP/HTTP sends traces to `<base>/v1/traces`: a base URL gets the path
+/// appended, a URL that already ends with it is kept.
+fn validate_telemetry(raw: RawTelemetry) -> Result<TelemetrySettings, ConfigError> {
+    let endpoint = raw.otlp_endpoint.trim();
+    let otlp_traces_endpoint = if endpoint.is_empty() {
+        None
+    } else {
+        let url = url::Url::parse(endpoint).map_err(|e| {
+            invalid(
+                "telemetry.otlp_endpoint",
+                format!("not a URL ({e}): {endpoint:?}"),
+            )
+        })?;
+        if url.scheme() != "http" {
+            return Err(invalid(
+                "telemetry.otlp_endpoint",
+                format!(
+                    "must be an http:// OTLP/HTTP endpoint (this build has no TLS; send to a local collector), got {endpoint:?}"
+                ),
+            ));
+        }
+        let base = endpoint.trim_end_matches('/');
+        Some(if base.ends_with("/v1/traces") {
+            base.to_owned()
+        } else {
+            format!("{base}/v1/traces")
+        })
+    };
+    if raw.service_name.trim().is_empty() {
+        return Err(invalid("telemetry.service_name", "must not be empty"));
+    }
+    if !(1..=10_000).contains(&raw.max_tenant_labels) {
+        return Err(invalid(
+            "telemetry.max_tenant_labels",
+            format!("must be 1..=10000, got {}", raw.max_tenant_labels),
+        ));
+    }
+    if raw.queue_poll_interval_ms < 100 {
+        return Err(invalid(
+            "telemetry.queue_poll_interval_ms",
+            format!("must be at least 100, got {}", raw.queue_poll_interval_ms),
+        ));
+    }
+    Ok(TelemetrySettings {
+        otlp_traces_endpoint,
+        service_name: raw.service_name,
+        max_tenant_labels: raw.max_tenant_labels as usize,
+        queue_poll_interval: Duration::from_millis(raw.queue_poll_interval_ms),
+    })
 }
 
 #[cfg(test)]
@@ -616,6 +694,29 @@ mod tests {
         assert_eq!(s.topology_prefix, "");
         assert_eq!(s.http_addr.to_string(), "127.0.0.1:9464");
         assert_eq!(s.max_document_bytes, 10 * 1024 * 1024);
+    }
+
+    #[test]
+    fn telemetry_endpoints_get_the_traces_path_and_need_http() {
+        let s = load(&[]).unwrap();
+        assert_eq!(s.telemetry.otlp_traces_endpoint, None);
+        let s = load(&[(
+            "CHUNK_WORKER__TELEMETRY__OTLP_ENDPOINT",
+            "http://collector:4318/",
+        )])
+        .unwrap();
+        assert_eq!(
+            s.telemetry.otlp_traces_endpoint.as_deref(),
+            Some("http://collector:4318/v1/traces")
+        );
+        let e = load(&[(
+            "CHUNK_WORKER__TELEMETRY__OTLP_ENDPOINT",
+            "https://collector:4318",
+        )])
+        .unwrap_err();
+        assert!(e.to_string().contains("telemetry.otlp_endpoint"), "{e}");
+        let e = load(&[("CHUNK_WORKER__TELEMETRY__MAX_TENANT_LABELS", "0")]).unwrap_err();
+        assert!(e.to_string().contains("telemetry.max_tenant_labels"), "{e}");
     }
 
     #[test]

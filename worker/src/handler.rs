@@ -4,13 +4,17 @@
 //! database or the network, not in the message).
 
 use std::panic::AssertUnwindSafe;
+use std::time::Instant;
 
 use sha2::{Digest, Sha256};
 use shared::contract::NormalizeMarkdownCompleted;
 use shared::links::{extract_links, Classifier, Link, LinkConfig};
 use shared::{ChunkError, ChunkedDocument, DocumentMeta, ErrorCode};
 
+use tracing::Instrument;
+
 use crate::context::Context;
+use crate::metrics::{Stage, StrategyLabels};
 use crate::store::is_transient;
 use crate::store::versions::{self, Existing, NewVersion, NewVersionKey, StoreError, StoreOutcome};
 
@@ -88,6 +92,8 @@ pub struct MessageIds {
     pub source_version_id: Option<String>,
     /// `correlation_id`.
     pub correlation_id: Option<String>,
+    /// `profile` (the default profile when absent).
+    pub profile: Option<String>,
 }
 
 impl MessageIds {
@@ -108,6 +114,7 @@ impl MessageIds {
             document_id: get("document_id"),
             source_version_id: get("source_version_id"),
             correlation_id: get("correlation_id"),
+            profile: get("profile"),
         }
     }
 }
@@ -169,6 +176,10 @@ pub async fn handle(
         .profile(msg.profile.as_deref())
         .map_err(|e| Failure::new(e.code(), e.to_string()))?;
     let profile_name = profile.name.clone();
+    let labels = StrategyLabels {
+        strategy: profile.strategy.clone(),
+        granularity: profile.granularity.as_str().to_owned(),
+    };
     let tokenizer = profile.tokenizer.name().to_owned();
     let chunker_version = ctx
         .registry
@@ -243,8 +254,11 @@ pub async fn handle(
         file_path: msg.file_path().map(str::to_owned),
     };
     let link_config = ctx.settings.links.for_tenant(&msg.tenant_id);
-    let (doc, links) =
-        chunk_off_runtime(ctx, bytes, meta, msg.profile.clone(), link_config).await?;
+    let started = Instant::now();
+    let (doc, links) = chunk_off_runtime(ctx, bytes, meta, msg.profile.clone(), link_config)
+        .instrument(tracing::info_span!("chunk"))
+        .await?;
+    ctx.metrics.observe_stage(Stage::Chunk, started.elapsed());
 
     let metadata = match &msg.metadata {
         serde_json::Value::Null => serde_json::json!({}),
@@ -272,12 +286,22 @@ pub async fn handle(
         chunks: &doc.chunks,
         event_headers: event_headers.clone(),
     };
-    match versions::store_version_with_links(&ctx.pool, &new, &links).await {
+    let started = Instant::now();
+    let stored = versions::store_version_with_links(&ctx.pool, &new, &links)
+        .instrument(tracing::info_span!("store", chunk_count = doc.chunks.len()))
+        .await;
+    match stored {
         Ok(StoreOutcome::Stored {
             is_current,
             chunk_count,
             changed,
         }) => {
+            ctx.metrics.observe_stage(Stage::Store, started.elapsed());
+            ctx.metrics.chunks_stored(
+                Some(&msg.tenant_id),
+                &labels,
+                doc.chunks.iter().map(|c| c.token_count),
+            );
             ctx.outbox_wakeup.notify_one();
             Ok(Outcome::Stored {
                 is_current,

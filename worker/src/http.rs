@@ -14,6 +14,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context::Context;
 
+/// Content type of the exposition (Prometheus scrapes it natively).
+const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
 /// How long `/readyz` waits for the database probe.
 const DB_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -63,11 +66,7 @@ async fn readyz(State(ctx): State<Arc<Context>>) -> impl IntoResponse {
 
 async fn metrics(State(ctx): State<Arc<Context>>) -> impl IntoResponse {
     (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        format!(
-            "{}{}",
-            ctx.metrics.render(),
-            crate::ops_metrics::render(&ctx).await
-        ),
+        [(header::CONTENT_TYPE, OPENMETRICS)],
+        crate::ops_metrics::render(&ctx).await,
     )
 }

@@ -1,190 +1,498 @@
-//! Process metrics, rendered in the Prometheus text format on `/metrics`,
-//! under seed 001's names:
+//! Process metrics on `/metrics`, kept with the `prometheus-client` crate and
+//! rendered in the OpenMetrics text format, under seed 001's names:
 //!
-//! * `chunking_operations_total{tenant_id, outcome}`: messages handled
-//!   (`stored`, `duplicate`, `failed`, `parked`);
-//! * `chunking_operations_duration_seconds`: handling latency histogram with
-//!   seed 001's buckets;
+//! * `chunking_operations_total{tenant_id, strategy, granularity, outcome}`:
+//!   messages handled (`stored`, `duplicate`, `failed`, `parked`);
+//! * `chunking_operations_duration_seconds{strategy, granularity}`: time to
+//!   handle one message, delivery to settlement (buckets from 5 ms: a median
+//!   document takes about 10 ms);
+//! * `chunking_stage_duration_seconds{stage}`: the `chunk` (engine) and
+//!   `store` (one transaction) stages of a stored version;
 //! * `chunking_errors_total{tenant_id, error_type}`: dead-lettered messages by
 //!   SPEC 2.3 code;
-//! * `chunking_chunks_produced_total{tenant_id}`: chunks stored;
+//! * `chunking_chunks_produced_total{tenant_id, strategy, granularity}` and
+//!   `chunking_chunk_size_tokens{strategy, granularity}` (seed 001's
+//!   `chunks_created` and `chunk_size_tokens`);
+//! * queue figures: `chunking_messages_consumed_total`,
+//!   `chunking_messages_acked_total`, `chunking_messages_dead_lettered_total`,
+//!   `chunking_transient_retries_total`, `chunking_messages_in_flight`,
+//!   `chunking_queue_messages{queue}` (ready messages in the requests, retry
+//!   and dead-letter queues, polled from the broker);
+//! * `chunking_events_published_total`: events confirmed by the broker.
 //!
-//! plus the worker's own `chunking_transient_retries_total` and
-//! `chunking_events_published_total`.
+//! The scrape-time gauges (memory, outbox, failures) are in
+//! [`crate::ops_metrics`].
+//!
+//! Label cardinality is bounded: `strategy` and `granularity` come from the
+//! profiles, `error_type` from the SPEC codes, `stage` and `queue` are fixed,
+//! and `tenant_id` keeps the first `telemetry.max_tenant_labels` tenants seen
+//! (later ones are counted under `other`; invalid ones under `unknown`).
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
 use shared::ErrorCode;
 
-/// Histogram buckets of seed 001, in seconds.
-const DURATION_BUCKETS: [f64; 6] = [0.1, 0.5, 1.0, 2.0, 5.0, 10.0];
+/// Buckets of the per-message and per-stage durations, in seconds.
+const DURATION_BUCKETS: [f64; 14] = [
+    0.0025, 0.005, 0.01, 0.02, 0.035, 0.05, 0.075, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0,
+];
 
-/// Label used when a message names no valid tenant (keeps label values
-/// bounded to real tenants).
-const UNKNOWN_TENANT: &str = "unknown";
+/// Buckets of chunk sizes, in tokens (the profiles' budgets are 350-900).
+const TOKEN_BUCKETS: [f64; 10] = [
+    16.0, 32.0, 64.0, 128.0, 256.0, 384.0, 512.0, 650.0, 900.0, 1200.0,
+];
 
-/// Counters of a running worker.
-#[derive(Debug, Default)]
-pub struct Metrics {
-    // std Mutex: held for a map update or a render, never across an await.
-    inner: Mutex<Inner>,
+/// Label of a message that names no valid tenant.
+const UNKNOWN: &str = "unknown";
+/// Label of the tenants beyond `telemetry.max_tenant_labels`.
+const OTHER_TENANT: &str = "other";
+
+/// How a message ended, for `chunking_operations_total{outcome}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OperationOutcome {
+    /// A new version was stored.
+    Stored,
+    /// The version was already stored.
+    Duplicate,
+    /// Dead-lettered.
+    Failed,
+    /// Parked in the retry queue at shutdown.
+    Parked,
 }
 
-#[derive(Debug, Default)]
-struct Inner {
-    operations: BTreeMap<(String, &'static str), u64>,
-    errors: BTreeMap<(String, &'static str), u64>,
-    chunks: BTreeMap<String, u64>,
-    duration_buckets: [u64; DURATION_BUCKETS.len()],
-    duration_count: u64,
-    duration_sum: f64,
-    transient_retries: u64,
-    events_published: u64,
-}
-
-fn tenant_label(tenant: Option<&str>) -> String {
-    match tenant {
-        Some(t) if shared::contract::is_tenant_id(t) => t.to_owned(),
-        _ => UNKNOWN_TENANT.to_owned(),
+impl OperationOutcome {
+    /// The label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stored => "stored",
+            Self::Duplicate => "duplicate",
+            Self::Failed => "failed",
+            Self::Parked => "parked",
+        }
     }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The chunking strategy and granularity a message asked for (through its
+/// profile): `unknown` when it names no valid profile.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StrategyLabels {
+    /// Registered strategy (`structural`).
+    pub strategy: String,
+    /// Seed 001 granularity (`section`).
+    pub granularity: String,
+}
+
+impl StrategyLabels {
+    /// The labels of the profile `name` (the default profile when `None`).
+    pub fn for_profile(engine: &shared::strategy::Engine, name: Option<&str>) -> Self {
+        match engine.profile(name) {
+            Ok(p) => Self {
+                strategy: p.strategy.clone(),
+                granularity: p.granularity.as_str().to_owned(),
+            },
+            Err(_) => Self {
+                strategy: UNKNOWN.to_owned(),
+                granularity: UNKNOWN.to_owned(),
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OperationLabels {
+    tenant_id: String,
+    strategy: String,
+    granularity: String,
+    outcome: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ErrorLabels {
+    tenant_id: String,
+    error_type: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ChunkLabels {
+    tenant_id: String,
+    strategy: String,
+    granularity: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StageLabels {
+    stage: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct QueueLabels {
+    queue: &'static str,
+}
+
+/// A stage of storing a version, for `chunking_stage_duration_seconds`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// The chunking engine (normalize, parse, pack, validate, links).
+    Chunk,
+    /// The store transaction.
+    Store,
+}
+
+/// A queue whose depth is exported, for `chunking_queue_messages{queue}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueKind {
+    /// The input queue.
+    Requests,
+    /// The delayed-retry queue.
+    Retry,
+    /// The dead-letter queue (`chunking.failed`).
+    DeadLetter,
+}
+
+impl QueueKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Requests => "requests",
+            Self::Retry => "retry",
+            Self::DeadLetter => "dead_letter",
+        }
+    }
+}
+
+/// Tenant label values, bounded.
+#[derive(Debug)]
+struct TenantLabels {
+    max: usize,
+    seen: Mutex<HashSet<String>>,
+}
+
+impl TenantLabels {
+    fn label(&self, tenant: Option<&str>) -> String {
+        let Some(t) = tenant.filter(|t| shared::contract::is_tenant_id(t)) else {
+            return UNKNOWN.to_owned();
+        };
+        // A poisoned lock only means another thread panicked mid-insert;
+        // the set is still usable.
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        if seen.contains(t) {
+            return t.to_owned();
+        }
+        if seen.len() < self.max {
+            seen.insert(t.to_owned());
+            return t.to_owned();
+        }
+        OTHER_TENANT.to_owned()
+    }
+}
+
+/// The metrics of a running worker.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    tenants: TenantLabels,
+    operations: Family<OperationLabels, Counter>,
+    /// Per-outcome totals over all labels, for tests and summaries (a
+    /// `Family` cannot be summed).
+    outcome_totals: [AtomicU64; 4],
+    duration: Family<StrategyLabels, Histogram>,
+    stages: Family<StageLabels, Histogram>,
+    errors: Family<ErrorLabels, Counter>,
+    chunks: Family<ChunkLabels, Counter>,
+    chunk_tokens: Family<StrategyLabels, Histogram>,
+    consumed: Counter,
+    acked: Counter,
+    dead_lettered: Counter,
+    retries: Counter,
+    in_flight: Gauge,
+    queues: Family<QueueLabels, Gauge>,
+    events_published: Counter,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new(100)
+    }
+}
+
+fn duration_histogram() -> Histogram {
+    Histogram::new(DURATION_BUCKETS)
+}
+
+fn token_histogram() -> Histogram {
+    Histogram::new(TOKEN_BUCKETS)
 }
 
 impl Metrics {
-    fn with<T>(&self, f: impl FnOnce(&mut Inner) -> T) -> T {
-        // A poisoned lock only means another thread panicked mid-update of a
-        // counter; the counters are still usable.
-        let mut guard = match self.inner.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        f(&mut guard)
+    /// Metrics with at most `max_tenant_labels` distinct `tenant_id` values.
+    pub fn new(max_tenant_labels: usize) -> Self {
+        let mut registry = Registry::default();
+        let operations = Family::<OperationLabels, Counter>::default();
+        registry.register(
+            "chunking_operations",
+            "Messages handled, by outcome",
+            operations.clone(),
+        );
+        let duration = Family::<StrategyLabels, Histogram>::new_with_constructor(
+            duration_histogram as fn() -> Histogram,
+        );
+        registry.register(
+            "chunking_operations_duration_seconds",
+            "Time to handle one message, delivery to settlement",
+            duration.clone(),
+        );
+        let stages = Family::<StageLabels, Histogram>::new_with_constructor(
+            duration_histogram as fn() -> Histogram,
+        );
+        registry.register(
+            "chunking_stage_duration_seconds",
+            "Time spent in the chunk and store stages of a stored version",
+            stages.clone(),
+        );
+        let errors = Family::<ErrorLabels, Counter>::default();
+        registry.register(
+            "chunking_errors",
+            "Dead-lettered messages, by SPEC 2.3 code",
+            errors.clone(),
+        );
+        let chunks = Family::<ChunkLabels, Counter>::default();
+        registry.register("chunking_chunks_produced", "Chunks stored", chunks.clone());
+        let chunk_tokens = Family::<StrategyLabels, Histogram>::new_with_constructor(
+            token_histogram as fn() -> Histogram,
+        );
+        registry.register(
+            "chunking_chunk_size_tokens",
+            "Tokens per stored chunk",
+            chunk_tokens.clone(),
+        );
+        let consumed = Counter::default();
+        registry.register(
+            "chunking_messages_consumed",
+            "Deliveries received from the input queue (redeliveries included)",
+            consumed.clone(),
+        );
+        let acked = Counter::default();
+        registry.register(
+            "chunking_messages_acked",
+            "Deliveries acknowledged (stored, duplicate, dead-lettered or parked)",
+            acked.clone(),
+        );
+        let dead_lettered = Counter::default();
+        registry.register(
+            "chunking_messages_dead_lettered",
+            "Messages sent to the dead-letter queue",
+            dead_lettered.clone(),
+        );
+        let retries = Counter::default();
+        registry.register(
+            "chunking_transient_retries",
+            "Retries after transient faults (database or broker down)",
+            retries.clone(),
+        );
+        let in_flight = Gauge::default();
+        registry.register(
+            "chunking_messages_in_flight",
+            "Messages being handled now",
+            in_flight.clone(),
+        );
+        let queues = Family::<QueueLabels, Gauge>::default();
+        registry.register(
+            "chunking_queue_messages",
+            "Ready messages in the worker's queues, as last polled from the broker",
+            queues.clone(),
+        );
+        let events_published = Counter::default();
+        registry.register(
+            "chunking_events_published",
+            "Events confirmed by the broker",
+            events_published.clone(),
+        );
+        Self {
+            registry,
+            tenants: TenantLabels {
+                max: max_tenant_labels,
+                seen: Mutex::new(HashSet::new()),
+            },
+            operations,
+            outcome_totals: Default::default(),
+            duration,
+            stages,
+            errors,
+            chunks,
+            chunk_tokens,
+            consumed,
+            acked,
+            dead_lettered,
+            retries,
+            in_flight,
+            queues,
+            events_published,
+        }
     }
 
-    fn operation(&self, tenant: Option<&str>, outcome: &'static str) {
-        self.with(|m| {
-            *m.operations
-                .entry((tenant_label(tenant), outcome))
-                .or_default() += 1
-        });
+    /// Creates the series of every profile's labels at zero, so dashboards
+    /// and alerts see them before the first message (an absent series is
+    /// not a zero one to PromQL).
+    pub fn prime(&self, engine: &shared::strategy::Engine) {
+        for profile in engine.profiles().iter() {
+            let labels = StrategyLabels {
+                strategy: profile.strategy.clone(),
+                granularity: profile.granularity.as_str().to_owned(),
+            };
+            drop(self.duration.get_or_create(&labels));
+            drop(self.chunk_tokens.get_or_create(&labels));
+        }
+        for stage in ["chunk", "store"] {
+            drop(self.stages.get_or_create(&StageLabels { stage }));
+        }
     }
 
-    /// A version was stored with `chunks` chunks.
-    pub fn stored(&self, tenant: Option<&str>, chunks: u64) {
-        self.operation(tenant, "stored");
-        self.with(|m| *m.chunks.entry(tenant_label(tenant)).or_default() += chunks);
-    }
-
-    /// A message repeated a version already stored.
-    pub fn duplicate(&self, tenant: Option<&str>) {
-        self.operation(tenant, "duplicate");
-    }
-
-    /// A message was parked in the retry queue at shutdown.
-    pub fn parked(&self, tenant: Option<&str>) {
-        self.operation(tenant, "parked");
+    /// A message ended with `outcome`.
+    pub fn operation(
+        &self,
+        tenant: Option<&str>,
+        strategy: &StrategyLabels,
+        outcome: OperationOutcome,
+    ) {
+        self.operations
+            .get_or_create(&OperationLabels {
+                tenant_id: self.tenants.label(tenant),
+                strategy: strategy.strategy.clone(),
+                granularity: strategy.granularity.clone(),
+                outcome: outcome.as_str(),
+            })
+            .inc();
+        self.outcome_totals[outcome.index()].fetch_add(1, Ordering::Relaxed);
     }
 
     /// A message was dead-lettered with `code`.
-    pub fn failed(&self, tenant: Option<&str>, code: ErrorCode) {
-        self.operation(tenant, "failed");
-        self.with(|m| {
-            *m.errors
-                .entry((tenant_label(tenant), code.as_str()))
-                .or_default() += 1
-        });
+    pub fn failed(&self, tenant: Option<&str>, strategy: &StrategyLabels, code: ErrorCode) {
+        self.operation(tenant, strategy, OperationOutcome::Failed);
+        self.errors
+            .get_or_create(&ErrorLabels {
+                tenant_id: self.tenants.label(tenant),
+                error_type: code.as_str(),
+            })
+            .inc();
+        self.dead_lettered.inc();
+    }
+
+    /// A version was stored with chunks of these token counts.
+    pub fn chunks_stored(
+        &self,
+        tenant: Option<&str>,
+        strategy: &StrategyLabels,
+        token_counts: impl IntoIterator<Item = u32>,
+    ) {
+        let sizes = self.chunk_tokens.get_or_create(strategy);
+        let mut n = 0u64;
+        for tokens in token_counts {
+            sizes.observe(f64::from(tokens));
+            n += 1;
+        }
+        self.chunks
+            .get_or_create(&ChunkLabels {
+                tenant_id: self.tenants.label(tenant),
+                strategy: strategy.strategy.clone(),
+                granularity: strategy.granularity.clone(),
+            })
+            .inc_by(n);
     }
 
     /// How long handling one message took.
-    pub fn observe_duration(&self, elapsed: Duration) {
-        let secs = elapsed.as_secs_f64();
-        self.with(|m| {
-            for (bucket, le) in m.duration_buckets.iter_mut().zip(DURATION_BUCKETS) {
-                if secs <= le {
-                    *bucket += 1;
-                }
-            }
-            m.duration_count += 1;
-            m.duration_sum += secs;
-        });
+    pub fn observe_duration(&self, strategy: &StrategyLabels, elapsed: Duration) {
+        self.duration
+            .get_or_create(strategy)
+            .observe(elapsed.as_secs_f64());
+    }
+
+    /// How long a stage of storing a version took.
+    pub fn observe_stage(&self, stage: Stage, elapsed: Duration) {
+        let stage = match stage {
+            Stage::Chunk => "chunk",
+            Stage::Store => "store",
+        };
+        self.stages
+            .get_or_create(&StageLabels { stage })
+            .observe(elapsed.as_secs_f64());
+    }
+
+    /// A delivery arrived; the returned guard counts it in flight until
+    /// dropped.
+    pub fn consumed(&self) -> InFlight<'_> {
+        self.consumed.inc();
+        self.in_flight.inc();
+        InFlight(&self.in_flight)
+    }
+
+    /// A delivery was acknowledged.
+    pub fn acked(&self) {
+        self.acked.inc();
     }
 
     /// A transient fault made a message wait for a retry.
     pub fn transient_retry(&self) {
-        self.with(|m| m.transient_retries += 1);
+        self.retries.inc();
     }
 
     /// Transient retries so far.
     pub fn transient_retries(&self) -> u64 {
-        self.with(|m| m.transient_retries)
+        self.retries.get()
     }
 
-    /// Messages handled with `outcome` (all tenants).
-    pub fn operations(&self, outcome: &str) -> u64 {
-        self.with(|m| {
-            m.operations
-                .iter()
-                .filter(|((_, o), _)| *o == outcome)
-                .map(|(_, n)| n)
-                .sum()
-        })
+    /// Messages handled with `outcome` (all labels).
+    pub fn operations(&self, outcome: OperationOutcome) -> u64 {
+        self.outcome_totals[outcome.index()].load(Ordering::Relaxed)
     }
 
     /// `n` events were confirmed by the broker.
     pub fn events_published(&self, n: u64) {
-        self.with(|m| m.events_published += n);
+        self.events_published.inc_by(n);
     }
 
-    /// The Prometheus text exposition.
+    /// The broker reported `messages` ready in `queue`.
+    pub fn set_queue_depth(&self, queue: QueueKind, messages: u32) {
+        self.queues
+            .get_or_create(&QueueLabels {
+                queue: queue.as_str(),
+            })
+            .set(i64::from(messages));
+    }
+
+    /// Appends the registry's metric families to `out` (no `# EOF`).
+    pub fn encode(&self, out: &mut String) {
+        // Writing to a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode_registry(out, &self.registry);
+    }
+
+    /// The registry's exposition, complete (with `# EOF`).
     pub fn render(&self) -> String {
-        self.with(|m| {
-            let mut out = String::new();
-            out.push_str("# HELP chunking_operations_total Messages handled, by outcome.\n");
-            out.push_str("# TYPE chunking_operations_total counter\n");
-            for ((tenant, outcome), n) in &m.operations {
-                let _ = writeln!(
-                    out,
-                    "chunking_operations_total{{tenant_id=\"{tenant}\",outcome=\"{outcome}\"}} {n}"
-                );
-            }
-            out.push_str("# HELP chunking_operations_duration_seconds Time to handle one message.\n");
-            out.push_str("# TYPE chunking_operations_duration_seconds histogram\n");
-            for (le, n) in DURATION_BUCKETS.iter().zip(m.duration_buckets) {
-                let _ = writeln!(
-                    out,
-                    "chunking_operations_duration_seconds_bucket{{le=\"{le}\"}} {n}"
-                );
-            }
-            let _ = writeln!(
-                out,
-                "chunking_operations_duration_seconds_bucket{{le=\"+Inf\"}} {}",
-                m.duration_count
-            );
-            let _ = writeln!(out, "chunking_operations_duration_seconds_sum {}", m.duration_sum);
-            let _ = writeln!(out, "chunking_operations_duration_seconds_count {}", m.duration_count);
-            out.push_str("# HELP chunking_errors_total Dead-lettered messages, by SPEC 2.3 code.\n");
-            out.push_str("# TYPE chunking_errors_total counter\n");
-            for ((tenant, code), n) in &m.errors {
-                let _ = writeln!(
-                    out,
-                    "chunking_errors_total{{tenant_id=\"{tenant}\",error_type=\"{code}\"}} {n}"
-                );
-            }
-            out.push_str("# HELP chunking_chunks_produced_total Chunks stored.\n");
-            out.push_str("# TYPE chunking_chunks_produced_total counter\n");
-            for (tenant, n) in &m.chunks {
-                let _ = writeln!(out, "chunking_chunks_produced_total{{tenant_id=\"{tenant}\"}} {n}");
-            }
-            out.push_str("# HELP chunking_transient_retries_total Retries after transient faults (database or broker down).\n");
-            out.push_str("# TYPE chunking_transient_retries_total counter\n");
-            let _ = writeln!(out, "chunking_transient_retries_total {}", m.transient_retries);
-            out.push_str("# HELP chunking_events_published_total Events confirmed by the broker.\n");
-            out.push_str("# TYPE chunking_events_published_total counter\n");
-            let _ = writeln!(out, "chunking_events_published_total {}", m.events_published);
-            out
-        })
+        let mut out = String::new();
+        self.encode(&mut out);
+        let _ = prometheus_client::encoding::text::encode_eof(&mut out);
+        out
+    }
+}
+
+/// Counts a message in flight while alive.
+#[derive(Debug)]
+pub struct InFlight<'a>(&'a Gauge);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.dec();
     }
 }
 
@@ -192,21 +500,66 @@ impl Metrics {
 mod tests {
     use super::*;
 
+    fn structural() -> StrategyLabels {
+        StrategyLabels {
+            strategy: "structural".into(),
+            granularity: "section".into(),
+        }
+    }
+
     #[test]
     fn counters_render_with_their_labels() {
         let m = Metrics::default();
-        m.stored(Some("acme-prod"), 3);
-        m.failed(Some("NOT A TENANT"), ErrorCode::InvalidMessage);
-        m.observe_duration(Duration::from_millis(300));
+        let s = structural();
+        m.operation(Some("acme-prod"), &s, OperationOutcome::Stored);
+        m.chunks_stored(Some("acme-prod"), &s, [300, 40, 500]);
+        m.failed(Some("NOT A TENANT"), &s, ErrorCode::InvalidMessage);
+        m.observe_duration(&s, Duration::from_millis(30));
         let text = m.render();
-        assert!(text
-            .contains("chunking_operations_total{tenant_id=\"acme-prod\",outcome=\"stored\"} 1"));
-        assert!(text.contains("chunking_chunks_produced_total{tenant_id=\"acme-prod\"} 3"));
+        assert!(text.contains(
+            "chunking_operations_total{tenant_id=\"acme-prod\",strategy=\"structural\",granularity=\"section\",outcome=\"stored\"} 1"
+        ), "{text}");
+        assert!(text.contains(
+            "chunking_chunks_produced_total{tenant_id=\"acme-prod\",strategy=\"structural\",granularity=\"section\"} 3"
+        ), "{text}");
         assert!(text.contains(
             "chunking_errors_total{tenant_id=\"unknown\",error_type=\"INVALID_MESSAGE\"} 1"
         ));
-        assert!(text.contains("chunking_operations_duration_seconds_bucket{le=\"0.1\"} 0"));
-        assert!(text.contains("chunking_operations_duration_seconds_bucket{le=\"0.5\"} 1"));
-        assert_eq!(m.operations("stored"), 1);
+        assert!(text.contains("chunking_messages_dead_lettered_total 1"));
+        assert!(text.contains(
+            "chunking_operations_duration_seconds_bucket{le=\"0.02\",strategy=\"structural\",granularity=\"section\"} 0"
+        ) || text.contains(
+            "chunking_operations_duration_seconds_bucket{strategy=\"structural\",granularity=\"section\",le=\"0.02\"} 0"
+        ), "{text}");
+        assert!(text.contains("chunking_chunk_size_tokens_count{strategy=\"structural\",granularity=\"section\"} 3"), "{text}");
+        assert!(text.ends_with("# EOF\n"));
+        assert_eq!(m.operations(OperationOutcome::Stored), 1);
+        assert_eq!(m.operations(OperationOutcome::Failed), 1);
+        assert_eq!(m.operations(OperationOutcome::Duplicate), 0);
+    }
+
+    #[test]
+    fn tenant_labels_are_bounded() {
+        let m = Metrics::new(2);
+        let s = structural();
+        for t in ["t-a", "t-b", "t-c", "t-a", "t-d"] {
+            m.operation(Some(t), &s, OperationOutcome::Duplicate);
+        }
+        let text = m.render();
+        assert!(text.contains("tenant_id=\"t-a\",strategy=\"structural\",granularity=\"section\",outcome=\"duplicate\"} 2"), "{text}");
+        assert!(text.contains("tenant_id=\"t-b\","));
+        assert!(!text.contains("tenant_id=\"t-c\""));
+        assert!(text.contains("tenant_id=\"other\",strategy=\"structural\",granularity=\"section\",outcome=\"duplicate\"} 2"), "{text}");
+    }
+
+    #[test]
+    fn in_flight_falls_back_when_the_guard_drops() {
+        let m = Metrics::default();
+        let guard = m.consumed();
+        assert!(m.render().contains("chunking_messages_in_flight 1"));
+        drop(guard);
+        let text = m.render();
+        assert!(text.contains("chunking_messages_in_flight 0"));
+        assert!(text.contains("chunking_messages_consumed_total 1"));
     }
 }

@@ -1,5 +1,5 @@
-//! Gauges read at scrape time, appended to `/metrics` after the counters of
-//! [`crate::metrics`]:
+//! The `/metrics` exposition: the counters of [`crate::metrics`], then
+//! gauges read at scrape time:
 //!
 //! * `chunking_memory_bytes`: resident memory of the process (Linux
 //!   `/proc/self/statm`; absent elsewhere);
@@ -11,12 +11,24 @@
 //!   messages ever recorded; grows with the dead-letter queue).
 //!
 //! The database gauges are left out of a scrape when the database does not
-//! answer within [`DB_TIMEOUT`]: a scrape never hangs on it.
+//! answer within [`DB_TIMEOUT`]: a scrape never hangs on it, and a missing
+//! series is better than a stale one.
 
-use std::fmt::Write as _;
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
+use prometheus_client::encoding::text::{encode_eof, encode_registry};
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
+
 use crate::context::Context;
+
+/// The names of the scrape-time gauges.
+pub const SCRAPE_GAUGES: [&str; 4] = [MEMORY, OUTBOX_BACKLOG, OUTBOX_AGE, FAILURES];
+const MEMORY: &str = "chunking_memory_bytes";
+const OUTBOX_BACKLOG: &str = "chunking_outbox_backlog";
+const OUTBOX_AGE: &str = "chunking_outbox_oldest_age_seconds";
+const FAILURES: &str = "chunking_failures_recorded";
 
 /// How long a scrape waits for the database gauges.
 const DB_TIMEOUT: Duration = Duration::from_secs(1);
@@ -31,13 +43,25 @@ pub fn resident_memory_bytes() -> Option<u64> {
     Some(pages.saturating_mul(PAGE_SIZE))
 }
 
-/// The scrape-time gauges in the Prometheus text format.
+fn gauge(registry: &mut Registry, name: &str, help: &str, value: i64) {
+    let g: Gauge = Gauge::default();
+    g.set(value);
+    registry.register(name, help, g);
+}
+
+/// The whole exposition, OpenMetrics text format.
 pub async fn render(ctx: &Context) -> String {
     let mut out = String::new();
+    ctx.metrics.encode(&mut out);
+    let mut scrape = Registry::default();
     if let Some(bytes) = resident_memory_bytes() {
-        out.push_str("# HELP chunking_memory_bytes Resident memory of the worker process.\n");
-        out.push_str("# TYPE chunking_memory_bytes gauge\n");
-        let _ = writeln!(out, "chunking_memory_bytes {bytes}");
+        let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
+        gauge(
+            &mut scrape,
+            MEMORY,
+            "Resident memory of the worker process",
+            bytes,
+        );
     }
     let query = sqlx::query_as::<_, (i64, f64, i64)>(
         "SELECT (SELECT count(*) FROM outbox WHERE published_at IS NULL), \
@@ -48,21 +72,32 @@ pub async fn render(ctx: &Context) -> String {
     .fetch_one(&ctx.pool);
     match tokio::time::timeout(DB_TIMEOUT, query).await {
         Ok(Ok((backlog, age, failures))) => {
-            out.push_str(
-                "# HELP chunking_outbox_backlog Events written but not yet confirmed by the broker.\n",
+            gauge(
+                &mut scrape,
+                OUTBOX_BACKLOG,
+                "Events written but not yet confirmed by the broker",
+                backlog,
             );
-            out.push_str("# TYPE chunking_outbox_backlog gauge\n");
-            let _ = writeln!(out, "chunking_outbox_backlog {backlog}");
-            out.push_str("# HELP chunking_outbox_oldest_age_seconds Age of the oldest unpublished event (0 when none).\n");
-            out.push_str("# TYPE chunking_outbox_oldest_age_seconds gauge\n");
-            let _ = writeln!(out, "chunking_outbox_oldest_age_seconds {age}");
-            out.push_str("# HELP chunking_failures_recorded Dead-lettered messages recorded in chunking_failures.\n");
-            out.push_str("# TYPE chunking_failures_recorded gauge\n");
-            let _ = writeln!(out, "chunking_failures_recorded {failures}");
+            let oldest: Gauge<f64, AtomicU64> = Gauge::default();
+            oldest.set(age);
+            scrape.register(
+                OUTBOX_AGE,
+                "Age of the oldest unpublished event (0 when none)",
+                oldest,
+            );
+            gauge(
+                &mut scrape,
+                FAILURES,
+                "Dead-lettered messages recorded in chunking_failures",
+                failures,
+            );
         }
         Ok(Err(e)) => tracing::debug!(error = %e, "metrics: database gauges unavailable"),
         Err(_) => tracing::debug!("metrics: database gauges timed out"),
     }
+    // Writing to a String cannot fail.
+    let _ = encode_registry(&mut out, &scrape);
+    let _ = encode_eof(&mut out);
     out
 }
 

@@ -14,10 +14,12 @@ use lapin::types::{AMQPValue, FieldTable, LongString, ShortString};
 use lapin::BasicProperties;
 use sqlx::{Postgres, Transaction};
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 use uuid::Uuid;
 
 use crate::amqp::publisher::{PublishError, Publisher};
 use crate::context::Context;
+use crate::trace::TraceContext;
 
 /// Unroutable events are retried after this long at first, doubling up to
 /// [`MAX_UNROUTABLE_DELAY_SECS`]: with nobody bound yet the event must not be
@@ -265,8 +267,17 @@ async fn publish_batch(ctx: &Context, publisher: &Publisher) -> Result<usize, Re
             .with_message_id(ShortString::from(row.event_id.to_string()))
             .with_type(ShortString::from(schema))
             .with_headers(headers);
+        let span = tracing::info_span!(
+            "publish",
+            "otel.kind" = "producer",
+            "messaging.system" = "rabbitmq",
+            event_id = %row.event_id,
+            routing_key = %row.routing_key,
+        );
+        TraceContext::from_json(&row.headers).adopt(&span);
         let sent = publisher
             .send(&exchange, &row.routing_key, row.payload.as_bytes(), props)
+            .instrument(span)
             .await;
         pending.push(sent);
     }

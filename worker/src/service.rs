@@ -53,7 +53,7 @@ where
         }
     };
     adjust(&mut settings);
-    crate::telemetry::init(&settings.log);
+    let _telemetry = crate::telemetry::init(&settings.log, &settings.telemetry);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

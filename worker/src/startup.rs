@@ -46,6 +46,8 @@ impl Application {
         let http_addr = listener
             .local_addr()
             .context("reading the bound http address")?;
+        let metrics = Arc::new(Metrics::new(settings.telemetry.max_tenant_labels));
+        metrics.prime(&engine);
         let ctx = Arc::new(Context {
             topology: Topology::new(settings.topology_prefix.clone()),
             settings,
@@ -53,7 +55,7 @@ impl Application {
             engine: Arc::new(engine),
             registry: Registry::builtin(),
             health: Arc::new(Health::default()),
-            metrics: Arc::new(Metrics::default()),
+            metrics,
             outbox_wakeup: tokio::sync::Notify::new(),
         });
         Ok(Self {

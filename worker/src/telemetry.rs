@@ -1,38 +1,110 @@
 //! Tracing subscriber set-up: JSON lines by default, human-readable on a
-//! terminal. Log events carry ids (tenant, document, version, event id,
-//! correlation id), never document text.
+//! terminal; and, when `telemetry.otlp_endpoint` is set, OpenTelemetry spans
+//! (`consume`, `chunk`, `store`, `publish`) exported over OTLP/HTTP. Log
+//! events carry ids (tenant, document, version, event id, correlation id),
+//! never document text.
 
 use std::io::IsTerminal;
 
-use tracing_subscriber::{fmt, EnvFilter};
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_otlp::{Protocol, WithExportConfig};
+use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::Resource;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{fmt, EnvFilter, Layer};
 
-use crate::config::{LogFormat, LogSettings};
+use crate::config::{LogFormat, LogSettings, TelemetrySettings};
+
+/// Keeps the trace exporter alive; dropping it flushes the spans not yet
+/// exported (bounded by the exporter's timeout).
+#[derive(Debug, Default)]
+pub struct TelemetryGuard {
+    provider: Option<SdkTracerProvider>,
+}
+
+impl Drop for TelemetryGuard {
+    fn drop(&mut self) {
+        if let Some(provider) = self.provider.take() {
+            if let Err(e) = provider.shutdown() {
+                eprintln!("warning: flushing traces failed: {e}");
+            }
+        }
+    }
+}
 
 /// Installs the global subscriber (once; later calls are no-ops so tests and
 /// the binary can both call it). `RUST_LOG` wins over the configured level.
-pub fn init(settings: &LogSettings) {
+pub fn init(log: &LogSettings, telemetry: &TelemetrySettings) -> TelemetryGuard {
     let filter = EnvFilter::try_from_default_env()
-        .or_else(|_| EnvFilter::try_new(&settings.level))
+        .or_else(|_| EnvFilter::try_new(&log.level))
         .unwrap_or_else(|_| EnvFilter::new("info"));
-    let json = match settings.format {
+    let json = match log.format {
         LogFormat::Json => true,
         LogFormat::Pretty => false,
         LogFormat::Auto => !std::io::stderr().is_terminal(),
     };
-    let builder = fmt()
-        .with_env_filter(filter)
+    let fmt_layer = fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal());
-    // `try_init` fails only when a subscriber is already installed, which is
-    // fine: the first one wins.
-    let _ = if json {
-        builder
+    let fmt_layer = if json {
+        fmt_layer
             .json()
             .flatten_event(true)
             .with_current_span(true)
             .with_span_list(false)
-            .try_init()
+            .boxed()
     } else {
-        builder.try_init()
+        fmt_layer.boxed()
     };
+    let provider = telemetry
+        .otlp_traces_endpoint
+        .as_deref()
+        .and_then(|endpoint| tracer_provider(endpoint, &telemetry.service_name));
+    let otel_layer = provider.as_ref().map(|p| {
+        tracing_opentelemetry::layer()
+            .with_tracer(p.tracer("chunk-worker"))
+            .with_tracked_inactivity(false)
+    });
+    // `try_init` fails only when a subscriber is already installed, which is
+    // fine: the first one wins.
+    let installed = tracing_subscriber::registry()
+        .with(otel_layer)
+        .with(fmt_layer)
+        .with(filter)
+        .try_init()
+        .is_ok();
+    if installed {
+        if let Some(endpoint) = &telemetry.otlp_traces_endpoint {
+            tracing::info!(endpoint = %endpoint, "exporting traces over OTLP/HTTP");
+        }
+    }
+    TelemetryGuard {
+        provider: provider.filter(|_| installed),
+    }
+}
+
+fn tracer_provider(endpoint: &str, service_name: &str) -> Option<SdkTracerProvider> {
+    let exporter = opentelemetry_otlp::SpanExporter::builder()
+        .with_http()
+        .with_protocol(Protocol::HttpBinary)
+        .with_endpoint(endpoint)
+        .build();
+    match exporter {
+        Ok(exporter) => Some(
+            SdkTracerProvider::builder()
+                .with_batch_exporter(exporter)
+                .with_resource(
+                    Resource::builder()
+                        .with_service_name(service_name.to_owned())
+                        .build(),
+                )
+                .build(),
+        ),
+        Err(e) => {
+            // Traces are an aid, not a duty: the worker runs without them.
+            eprintln!("warning: cannot build the OTLP trace exporter for {endpoint}: {e}; traces are not exported");
+            None
+        }
+    }
 }

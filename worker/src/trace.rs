@@ -2,8 +2,18 @@
 //! the input message, logged with it, and continued on the events it causes
 //! (same trace id, a new parent id), so a trace follows a document from
 //! upstream through chunking to the embedder.
+//!
+//! With trace export on ([`crate::telemetry`]), the incoming context becomes
+//! the parent of the `consume` span and the events carry that span's id; with
+//! it off, events carry a fresh parent id under the same trace id.
+
+use std::collections::HashMap;
 
 use lapin::types::FieldTable;
+use opentelemetry::propagation::TextMapPropagator;
+use opentelemetry::trace::TraceContextExt;
+use opentelemetry_sdk::propagation::TraceContextPropagator;
+use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 use crate::amqp::headers;
 
@@ -28,6 +38,62 @@ impl TraceContext {
             traceparent,
             tracestate,
         }
+    }
+
+    /// Reads the `traceparent` / `tracestate` strings of an event's stored
+    /// headers (the outbox's `headers` column).
+    pub fn from_json(headers: &serde_json::Value) -> Self {
+        let get = |k: &str| headers.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+        let traceparent = get("traceparent").filter(|t| is_traceparent(t));
+        let tracestate = traceparent.as_ref().and_then(|_| get("tracestate"));
+        Self {
+            traceparent,
+            tracestate,
+        }
+    }
+
+    /// Makes `span` a child of this context (the upstream span), before the
+    /// span is entered. Without a context, or without trace export, nothing
+    /// changes.
+    pub fn adopt(&self, span: &tracing::Span) {
+        if self.traceparent.is_none() {
+            return;
+        }
+        let parent = TraceContextPropagator::new().extract(&self.carrier());
+        // Fails only when the span is not recorded (export off): nothing to
+        // re-parent then.
+        let _ = span.set_parent(parent);
+    }
+
+    fn carrier(&self) -> HashMap<String, String> {
+        let mut carrier = HashMap::new();
+        if let Some(tp) = &self.traceparent {
+            carrier.insert("traceparent".to_owned(), tp.clone());
+        }
+        if let Some(ts) = &self.tracestate {
+            carrier.insert("tracestate".to_owned(), ts.clone());
+        }
+        carrier
+    }
+
+    /// Headers for an event caused by the message handled in `span`: the
+    /// span's own context when traces are recorded (its trace id is the
+    /// upstream one after [`TraceContext::adopt`]), else
+    /// [`TraceContext::child_headers`].
+    pub fn event_headers(&self, span: &tracing::Span) -> serde_json::Value {
+        let cx = span.context();
+        if !cx.span().span_context().is_valid() {
+            return self.child_headers();
+        }
+        let mut carrier: HashMap<String, String> = HashMap::new();
+        TraceContextPropagator::new().inject_context(&cx, &mut carrier);
+        let mut map = serde_json::Map::new();
+        for key in ["traceparent", "tracestate"] {
+            if let Some(v) = carrier.remove(key).filter(|v| !v.is_empty()) {
+                map.insert(key.to_owned(), v.into());
+            }
+        }
+        serde_json::Value::Object(map)
     }
 
     /// Headers for an event caused by this message: the same trace id and
@@ -87,6 +153,27 @@ mod tests {
         assert_ne!(&tp[36..52], &PARENT[36..52]);
         assert_eq!(&tp[52..], "-01");
         assert_eq!(child["tracestate"], "congo=t61rcWkgMzE");
+    }
+
+    #[test]
+    fn stored_event_headers_read_back() {
+        let ctx = TraceContext::from_json(&serde_json::json!({
+            "traceparent": PARENT, "tracestate": "a=b"
+        }));
+        assert_eq!(ctx.traceparent.as_deref(), Some(PARENT));
+        assert_eq!(ctx.tracestate.as_deref(), Some("a=b"));
+        let none = TraceContext::from_json(&serde_json::json!({"tracestate": "a=b"}));
+        assert_eq!(none, TraceContext::default());
+    }
+
+    #[test]
+    fn without_recorded_spans_events_get_a_child_of_the_incoming_trace() {
+        let ctx = TraceContext::from_json(&serde_json::json!({ "traceparent": PARENT }));
+        let span = tracing::Span::none();
+        ctx.adopt(&span);
+        let headers = ctx.event_headers(&span);
+        let tp = headers["traceparent"].as_str().unwrap_or_default();
+        assert_eq!(&tp[..36], &PARENT[..36]);
     }
 
     #[test]

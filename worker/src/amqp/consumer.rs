@@ -25,7 +25,9 @@ use anyhow::Context as _;
 use backon::{BackoffBuilder, ExponentialBuilder};
 use futures_util::StreamExt;
 use lapin::message::Delivery;
-use lapin::options::{BasicAckOptions, BasicCancelOptions, BasicConsumeOptions, BasicQosOptions};
+use lapin::options::{
+    BasicAckOptions, BasicCancelOptions, BasicConsumeOptions, BasicQosOptions, QueueDeclareOptions,
+};
 use lapin::types::FieldTable;
 use lapin::Channel;
 use sha2::{Digest, Sha256};
@@ -41,6 +43,7 @@ use crate::amqp::headers;
 use crate::amqp::publisher::Publisher;
 use crate::context::Context;
 use crate::handler::{self, Failure, HandlerError, MessageIds, Outcome};
+use crate::metrics::{OperationOutcome, QueueKind, StrategyLabels};
 use crate::store::failures::{self, FailureRecord};
 use crate::store::is_transient;
 use crate::trace::TraceContext;
@@ -122,6 +125,14 @@ async fn session(ctx: &Arc<Context>, shutdown: &CancellationToken) -> anyhow::Re
         .context("starting the consumer")?;
     ctx.health.set_broker(true);
     ctx.health.set_consuming(true);
+    let polling = shutdown.child_token();
+    let _stop_polling = polling.clone().drop_guard();
+    match conn.create_channel().await {
+        Ok(ch) => {
+            tokio::spawn(poll_queue_depths(ctx.clone(), ch, polling));
+        }
+        Err(e) => tracing::warn!(error = %e, "no channel for queue depth metrics"),
+    }
     tracing::info!(queue = %ctx.topology.requests_queue(), prefetch = ctx.settings.amqp.prefetch, concurrency = ctx.settings.worker.concurrency, "consuming");
 
     let slots = Arc::new(Semaphore::new(ctx.settings.worker.concurrency));
@@ -192,6 +203,42 @@ async fn session(ctx: &Arc<Context>, shutdown: &CancellationToken) -> anyhow::Re
     result
 }
 
+/// Reads the ready-message counts of the worker's queues (a passive declare
+/// changes nothing) into `chunking_queue_messages` until `stop` fires or the
+/// channel dies with its connection.
+async fn poll_queue_depths(ctx: Arc<Context>, channel: Channel, stop: CancellationToken) {
+    let queues = [
+        (QueueKind::Requests, ctx.topology.requests_queue()),
+        (QueueKind::Retry, ctx.topology.retry_queue()),
+        (QueueKind::DeadLetter, ctx.topology.failed_queue()),
+    ];
+    let mut tick = tokio::time::interval(ctx.settings.telemetry.queue_poll_interval);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => break,
+            _ = tick.tick() => {}
+        }
+        for (kind, name) in &queues {
+            let options = QueueDeclareOptions {
+                passive: true,
+                ..QueueDeclareOptions::default()
+            };
+            match channel
+                .queue_declare(name, options, FieldTable::default())
+                .await
+            {
+                Ok(q) => ctx.metrics.set_queue_depth(*kind, q.message_count()),
+                Err(e) => {
+                    tracing::debug!(error = %e, queue = %name, "queue depth poll stopped");
+                    return;
+                }
+            }
+        }
+    }
+    let _ = channel.close(200, "done").await;
+}
+
 /// Handles one delivery on the tracker, holding its worker slot.
 fn spawn_process(
     tracker: &TaskTracker,
@@ -220,6 +267,8 @@ struct MessageInfo {
     attempts: u32,
     /// Headers for the events it causes (the continued trace context).
     event_headers: serde_json::Value,
+    /// The strategy and granularity its profile names (metric labels).
+    strategy: StrategyLabels,
 }
 
 /// How a delivery ends.
@@ -266,11 +315,14 @@ async fn process(
             .as_ref()
             .map(|m| m.as_str()),
     );
+    let _in_flight = ctx.metrics.consumed();
     let trace = TraceContext::from_headers(delivery.properties.headers().as_ref());
     // Ids only, never document text; `traceparent` continues upstream's trace
     // in the logs.
     let span = tracing::info_span!(
-        "message",
+        "consume",
+        "otel.kind" = "consumer",
+        "messaging.system" = "rabbitmq",
         event_id = ids.event_id.as_deref(),
         tenant_id = ids.tenant_id.as_deref(),
         document_id = ids.document_id.as_deref(),
@@ -279,10 +331,13 @@ async fn process(
         traceparent = trace.traceparent.as_deref(),
         attempts,
     );
+    trace.adopt(&span);
+    let strategy = StrategyLabels::for_profile(&ctx.engine, ids.profile.as_deref());
     let info = MessageInfo {
         ids,
         attempts,
-        event_headers: trace.child_headers(),
+        event_headers: trace.event_headers(&span),
+        strategy,
     };
     async move {
         let started = std::time::Instant::now();
@@ -298,6 +353,7 @@ async fn process(
         handle_with_retry(ctx, &delivery.data, &info.event_headers, channel, shutdown).await
     };
         let outcome = settlement.label();
+        let strategy = info.strategy.clone();
         let chunk_count = match &settlement {
             Settlement::Done(Outcome::Stored { chunk_count, .. }) => Some(*chunk_count),
             _ => None,
@@ -310,11 +366,13 @@ async fn process(
         )
         .await;
         let elapsed = started.elapsed();
-        ctx.metrics.observe_duration(elapsed);
+        ctx.metrics.observe_duration(&strategy, elapsed);
         // One summary line per message (the span adds the ids).
         tracing::info!(
             audit = true,
             outcome,
+            chunker_strategy = %strategy.strategy,
+            granularity = %strategy.granularity,
             chunk_count,
             user_id = user_id.as_deref(),
             duration_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
@@ -371,21 +429,29 @@ async fn settle(
                     chunk_count,
                     changed,
                 } => {
-                    ctx.metrics
-                        .stored(ids.tenant_id.as_deref(), *chunk_count as u64);
+                    ctx.metrics.operation(
+                        ids.tenant_id.as_deref(),
+                        &info.strategy,
+                        OperationOutcome::Stored,
+                    );
                     tracing::info!(chunk_count, changed, is_current, "source version stored");
                 }
                 Outcome::Duplicate => {
-                    ctx.metrics.duplicate(ids.tenant_id.as_deref());
+                    ctx.metrics.operation(
+                        ids.tenant_id.as_deref(),
+                        &info.strategy,
+                        OperationOutcome::Duplicate,
+                    );
                     tracing::info!("source version already stored; duplicate acked");
                 }
             }
-            ack(&delivery).await;
+            ack(ctx, &delivery).await;
         }
         Settlement::Failed(failure) => {
             if dead_letter(ctx, &delivery, info, &failure, publisher, channel, shutdown).await {
-                ctx.metrics.failed(ids.tenant_id.as_deref(), failure.code);
-                ack(&delivery).await;
+                ctx.metrics
+                    .failed(ids.tenant_id.as_deref(), &info.strategy, failure.code);
+                ack(ctx, &delivery).await;
             }
         }
         Settlement::Park => {
@@ -401,9 +467,13 @@ async fn settle(
                 .await
             {
                 Ok(()) => {
-                    ctx.metrics.parked(ids.tenant_id.as_deref());
+                    ctx.metrics.operation(
+                        ids.tenant_id.as_deref(),
+                        &info.strategy,
+                        OperationOutcome::Parked,
+                    );
                     tracing::info!("shutdown while waiting on a transient fault; message parked in the retry queue");
-                    ack(&delivery).await;
+                    ack(ctx, &delivery).await;
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "could not park the message; the broker redelivers it");
@@ -416,9 +486,12 @@ async fn settle(
     }
 }
 
-async fn ack(delivery: &Delivery) {
-    if let Err(e) = delivery.ack(BasicAckOptions::default()).await {
-        tracing::warn!(error = %e, "ack failed; the broker redelivers the message and storing it again is a no-op");
+async fn ack(ctx: &Context, delivery: &Delivery) {
+    match delivery.ack(BasicAckOptions::default()).await {
+        Ok(_) => ctx.metrics.acked(),
+        Err(e) => {
+            tracing::warn!(error = %e, "ack failed; the broker redelivers the message and storing it again is a no-op");
+        }
     }
 }
 
