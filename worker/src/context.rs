@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use shared::strategy::{Engine, Registry};
 use sqlx::PgPool;
-use tokio::sync::Notify;
 
 use crate::amqp::topology::Topology;
 use crate::config::Settings;
@@ -29,7 +28,7 @@ pub struct Context {
     /// Counters served on `/metrics`.
     pub metrics: Arc<Metrics>,
     /// Wakes the outbox relay after a commit that enqueued an event.
-    pub outbox_wakeup: Notify,
+    pub outbox: crate::outbox::Committed,
 }
 
 /// Readiness facts maintained by the consumer; the database is probed live.

@@ -295,6 +295,7 @@ pub async fn handle(
             is_current,
             chunk_count,
             changed,
+            outbox_id,
         }) => {
             ctx.metrics.observe_stage(Stage::Store, started.elapsed());
             ctx.metrics.chunks_stored(
@@ -302,7 +303,10 @@ pub async fn handle(
                 &labels,
                 doc.chunks.iter().map(|c| c.token_count),
             );
-            ctx.outbox_wakeup.notify_one();
+            match outbox_id {
+                Some(id) => ctx.outbox.push(id),
+                None => ctx.outbox.wake(),
+            }
             Ok(Outcome::Stored {
                 is_current,
                 chunk_count,

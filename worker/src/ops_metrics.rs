@@ -65,8 +65,8 @@ pub async fn render(ctx: &Context) -> String {
     }
     let query = sqlx::query_as::<_, (i64, f64, i64)>(
         "SELECT (SELECT count(*) FROM outbox WHERE published_at IS NULL), \
-                (SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::double precision \
-                   FROM outbox WHERE published_at IS NULL), \
+                coalesce((SELECT extract(epoch FROM now() - created_at)::double precision \
+                   FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT 1), 0), \
                 (SELECT count(*) FROM chunking_failures)",
     )
     .fetch_one(&ctx.pool);

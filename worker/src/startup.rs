@@ -56,7 +56,7 @@ impl Application {
             registry: Registry::builtin(),
             health: Arc::new(Health::default()),
             metrics,
-            outbox_wakeup: tokio::sync::Notify::new(),
+            outbox: crate::outbox::Committed::default(),
         });
         Ok(Self {
             ctx,

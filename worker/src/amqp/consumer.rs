@@ -534,7 +534,7 @@ async fn dead_letter(
     loop {
         match failures::record_failure(&ctx.pool, &record).await {
             Ok(()) => {
-                ctx.outbox_wakeup.notify_one();
+                ctx.outbox.wake();
                 break;
             }
             Err(e) if is_transient(&e) => {

@@ -75,6 +75,8 @@ pub enum StoreOutcome {
         chunk_count: usize,
         /// Chunks whose content is new relative to the previous current version.
         changed: usize,
+        /// The outbox row of its event, to hand to the relay.
+        outbox_id: Option<i64>,
     },
     /// The version was already stored: nothing was written.
     AlreadyStored,
@@ -387,7 +389,7 @@ pub async fn store_version_with_links(
         occurred_at: crate::clock::now_rfc3339(),
     };
     let payload = serde_json::to_string(&event).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
-    crate::outbox::enqueue(
+    let outbox_id = crate::outbox::enqueue(
         &mut tx,
         event_id,
         EVENTS_EXCHANGE,
@@ -402,6 +404,7 @@ pub async fn store_version_with_links(
         is_current,
         chunk_count: v.chunks.len(),
         changed,
+        outbox_id,
     })
 }
 
