@@ -92,7 +92,7 @@ impl Committed {
             .swap(false, std::sync::atomic::Ordering::AcqRel)
     }
 
-    /// Up to `max` ids, oldest first.
+    /// Whether no handed-over id waits.
     fn is_idle(&self) -> bool {
         self.ids
             .lock()
@@ -100,6 +100,7 @@ impl Committed {
             .is_empty()
     }
 
+    /// Up to `max` ids, oldest first.
     fn take(&self, max: usize) -> Vec<i64> {
         let mut ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
         let n = ids.len().min(max);

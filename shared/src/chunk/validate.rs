@@ -262,7 +262,6 @@ fn check_min(
         next.chunk_type,
         ChunkType::Table | ChunkType::Code | ChunkType::List
     );
-    let new_section = next.headings_path != c.headings_path || starts_with_heading(next);
     let gap = text
         .get(c.byte_end as usize..next.byte_start as usize)
         .unwrap_or("");
@@ -278,6 +277,18 @@ fn check_min(
     let in_heading =
         |pos: usize| block_at(pos).is_some_and(|b| matches!(b.kind, BlockKind::Heading { .. }));
     let headings_only = in_heading(c.byte_start as usize) && in_heading(end.saturating_sub(1));
+    // The next chunk opens a section when its own span starts with a heading
+    // block: by the parsed blocks, since a setext heading's underline can sit
+    // several lines down, and two sibling sections can share a title path.
+    let next_opens_section = {
+        let start = next.byte_start as usize;
+        let i = blocks.partition_point(|b| b.range.end <= start);
+        blocks.get(i).is_some_and(|b| {
+            matches!(b.kind, BlockKind::Heading { .. }) && (b.range.start as u64) < next.byte_end
+        })
+    };
+    let new_section =
+        next.headings_path != c.headings_path || next_opens_section || starts_with_heading(next);
     if !(next_structural || new_section || broken_by_rule || ends_with_list || headings_only) {
         v.push(format!(
             "{at}: {} tokens, below the minimum {} in the middle of a section",
