@@ -336,6 +336,12 @@ impl<'a> Splitter<'a> {
         };
         let overhead =
             reopen.as_deref().map_or(0, |r| self.count_text(r)) + self.count_text(&close);
+        // An opening fence line that fills half the budget (a huge info
+        // string) cannot be repeated on every piece, nor fit beside any body:
+        // the block is split as text, like a table whose header is too big.
+        if overhead.saturating_mul(2) > self.hard_max {
+            return self.degrade(start..range.end, ordinal, "code");
+        }
         let line_budget = self
             .hard_max
             .saturating_sub(overhead + 2)
@@ -461,7 +467,8 @@ impl<'a> Splitter<'a> {
     }
 
     /// Fallback for a block that cannot be split by its structure (a table
-    /// whose header alone fills the budget, a code block with no body):
+    /// whose header alone fills the budget, a code block with no body or
+    /// with an opening fence line that fills half the budget):
     /// paragraph windows.
     fn degrade(&self, range: Range<usize>, ordinal: usize, what: &str) -> Vec<Part> {
         let units = self.prose_units(range.clone(), self.hard_max, &[]);

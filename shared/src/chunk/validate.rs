@@ -280,13 +280,24 @@ fn check_min(
     // The next chunk opens a section when its own span starts with a heading
     // block: by the parsed blocks, since a setext heading's underline can sit
     // several lines down, and two sibling sections can share a title path.
-    let next_opens_section = {
+    let next_first_block = {
         let start = next.byte_start as usize;
         let i = blocks.partition_point(|b| b.range.end <= start);
-        blocks.get(i).is_some_and(|b| {
-            matches!(b.kind, BlockKind::Heading { .. }) && (b.range.start as u64) < next.byte_end
-        })
+        blocks
+            .get(i)
+            .filter(|b| (b.range.start as u64) < next.byte_end)
     };
+    let next_opens_section =
+        next_first_block.is_some_and(|b| matches!(b.kind, BlockKind::Heading { .. }));
+    // A table, code block or list stands alone even when it had to be split
+    // as text (its pieces are then typed paragraph).
+    let next_structural = next_structural
+        || next_first_block.is_some_and(|b| {
+            matches!(
+                b.kind,
+                BlockKind::Table | BlockKind::Code { .. } | BlockKind::List { .. }
+            )
+        });
     let new_section =
         next.headings_path != c.headings_path || next_opens_section || starts_with_heading(next);
     if !(next_structural || new_section || broken_by_rule || ends_with_list || headings_only) {
