@@ -176,10 +176,7 @@ pub async fn handle(
         .profile(msg.profile.as_deref())
         .map_err(|e| Failure::new(e.code(), e.to_string()))?;
     let profile_name = profile.name.clone();
-    let labels = StrategyLabels {
-        strategy: profile.strategy.clone(),
-        granularity: profile.granularity.as_str().to_owned(),
-    };
+    let labels = StrategyLabels::of(profile);
     let tokenizer = profile.tokenizer.name().to_owned();
     let chunker_version = ctx
         .registry

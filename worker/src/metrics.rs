@@ -96,13 +96,18 @@ pub struct StrategyLabels {
 }
 
 impl StrategyLabels {
+    /// The labels of `profile`.
+    pub fn of(profile: &shared::Profile) -> Self {
+        Self {
+            strategy: profile.strategy.clone(),
+            granularity: profile.granularity.as_str().to_owned(),
+        }
+    }
+
     /// The labels of the profile `name` (the default profile when `None`).
     pub fn for_profile(engine: &shared::strategy::Engine, name: Option<&str>) -> Self {
         match engine.profile(name) {
-            Ok(p) => Self {
-                strategy: p.strategy.clone(),
-                granularity: p.granularity.as_str().to_owned(),
-            },
+            Ok(p) => Self::of(p),
             Err(_) => Self {
                 strategy: UNKNOWN.to_owned(),
                 granularity: UNKNOWN.to_owned(),
@@ -347,10 +352,7 @@ impl Metrics {
     /// not a zero one to PromQL).
     pub fn prime(&self, engine: &shared::strategy::Engine) {
         for profile in engine.profiles().iter() {
-            let labels = StrategyLabels {
-                strategy: profile.strategy.clone(),
-                granularity: profile.granularity.as_str().to_owned(),
-            };
+            let labels = StrategyLabels::of(profile);
             drop(self.duration.get_or_create(&labels));
             drop(self.chunk_tokens.get_or_create(&labels));
         }
