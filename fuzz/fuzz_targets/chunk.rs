@@ -1,4 +1,5 @@
-//! Any bytes through the whole engine, both profiles, plus link extraction:
+//! Any bytes through the whole engine, every built-in profile (so every
+//! registered strategy), plus link extraction:
 //! it must never panic, and the SPEC 3.6 checklist the engine runs on its
 //! own output must never fail (`VALIDATION_FAILED` is a bug, not an input
 //! error). Invalid UTF-8 and NUL-free garbage are fine inputs: they end in
@@ -10,7 +11,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use shared::links::{extract_links, Classifier, LinkConfig};
-use shared::strategy::Engine;
+use shared::Engine;
 use shared::{DocumentMeta, ErrorCode};
 
 fn engine() -> &'static Engine {
@@ -26,9 +27,10 @@ fuzz_target!(|data: &[u8]| {
         title: None,
         source_url: Some("https://acme.atlassian.net/wiki/spaces/ENG/pages/1/Home".into()),
         file_path: None,
+        metadata: None,
     };
-    for profile in ["spec-v1", "enterprise-v1"] {
-        match engine().chunk(data, &meta, Some(profile)) {
+    for profile in engine().profiles().iter() {
+        match engine().chunk(data, &meta, Some(&profile.name)) {
             Ok(doc) => {
                 let classifier =
                     Classifier::new(&LinkConfig::default(), meta.source_url.as_deref());

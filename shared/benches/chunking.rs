@@ -26,8 +26,8 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 use shared::markdown::parse_blocks;
 use shared::normalize::normalize;
-use shared::strategy::Engine;
 use shared::DocumentMeta;
+use shared::Engine;
 
 /// The English part of the shared corpus, relative to this crate.
 const CORPUS_EN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/en");

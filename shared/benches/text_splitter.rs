@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
-use shared::strategy::Engine;
 use shared::DocumentMeta;
+use shared::Engine;
 use text_splitter::{ChunkConfig, MarkdownSplitter};
 
 /// The English part of the shared corpus, relative to this crate.

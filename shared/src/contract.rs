@@ -306,6 +306,11 @@ pub struct ChunkingCompleted {
     pub correlation_id: Option<String>,
     /// When the chunks were committed (RFC 3339).
     pub occurred_at: String,
+    /// The document metadata of the input (its known keys: title,
+    /// source_url, file_path, space_key, page_id, labels, author, updated_at,
+    /// page_no), once per event; absent when none was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<serde_json::Value>,
 }
 
 /// A chunk whose content already existed in the previous version.

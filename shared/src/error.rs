@@ -90,23 +90,25 @@ pub enum ChunkError {
         /// The names that exist.
         valid: Vec<String>,
     },
-    /// A profile definition is inconsistent (e.g. target above the hard max).
-    #[error("invalid chunking profile {name:?}: {reason}")]
+    /// A profile definition is invalid: not TOML, an unknown key, a value
+    /// out of range, inconsistent budgets, a name already taken.
+    #[error("invalid chunking profile {name:?} ({origin}): {reason}")]
     InvalidProfile {
-        /// The profile's name.
+        /// The profile's name (`<unparsed>` when the TOML did not parse).
         name: String,
-        /// What is wrong with it.
+        /// Where it was defined (`built-in`, `file my.toml`).
+        origin: String,
+        /// What is wrong with it, naming the key, value and valid range.
         reason: String,
     },
-    /// The profile names a strategy the registry does not have.
-    #[error("profile {profile:?} names unknown strategy {strategy:?}; valid strategies: {}", valid.join(", "))]
-    UnknownStrategy {
+    /// The profile's strategy is experimental and experimental strategies
+    /// are not enabled (seed 001).
+    #[error("profile {profile:?} uses the experimental strategy {strategy:?}, which is disabled; set experimental.enabled = true in the settings (CLI: --experimental) to use it")]
+    ExperimentalDisabled {
         /// The profile's name.
         profile: String,
-        /// The requested strategy.
+        /// Its strategy.
         strategy: String,
-        /// The registered strategies.
-        valid: Vec<String>,
     },
     /// The produced chunks break the SPEC 3.6 checklist.
     #[error("chunk validation failed ({} violation(s)): {}", violations.len(), violations.first().map(String::as_str).unwrap_or(""))]
@@ -121,9 +123,11 @@ impl ChunkError {
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::InvalidUtf8 { .. } => ErrorCode::InvalidUtf8,
-            Self::UnknownProfile { .. } => ErrorCode::UnknownProfile,
+            Self::UnknownProfile { .. } | Self::ExperimentalDisabled { .. } => {
+                ErrorCode::UnknownProfile
+            }
             // A broken built-in profile or strategy table is our bug, not the sender's.
-            Self::InvalidProfile { .. } | Self::UnknownStrategy { .. } => ErrorCode::Internal,
+            Self::InvalidProfile { .. } => ErrorCode::Internal,
             Self::Validation { .. } => ErrorCode::ValidationFailed,
         }
     }

@@ -2,8 +2,8 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::chunk::profile::IdFormula;
 use crate::chunk::record::Granularity;
+use crate::profile::IdFormula;
 
 /// The canonical form of a chunk's text, used in ids and content hashes.
 ///

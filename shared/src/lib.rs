@@ -14,21 +14,27 @@
 //!    oversized units, add overlap, build records and validate them.
 //! 4. [`ids`]: canonical text and the stable chunk id formulas.
 //!
-//! [`strategy`] puts chunkers behind one [`strategy::Chunker`] trait with a
-//! registry; [`tokens`] counts tokens exactly (cl100k_base / o200k_base).
+//! [`engine`] is the front door (bytes + metadata + profile name in, validated
+//! chunks out). [`strategy`] holds the strategies behind the
+//! [`strategy::Strategy`] / [`strategy::Chunker`] traits and their registry;
+//! [`profile`] reads profiles (TOML); [`chunk`] is the toolkit strategies
+//! share; [`tokens`] counts tokens exactly (cl100k_base / o200k_base).
 
 pub mod chunk;
 pub mod contract;
+pub mod engine;
 pub mod error;
 pub mod ids;
 pub mod links;
 pub mod markdown;
 pub mod normalize;
+pub mod profile;
 pub mod sentence;
 pub mod strategy;
 pub mod tokens;
 
-pub use chunk::profile::{Profile, ProfileSet};
 pub use chunk::record::{Chunk, ChunkType, DocumentMeta, Granularity};
+pub use engine::{chunk_document, ChunkedDocument, Engine, EngineBuilder};
 pub use error::{ChunkError, ErrorCode};
-pub use strategy::{chunk_document, ChunkedDocument, Chunker, Registry};
+pub use profile::{Profile, ProfileOrigin, ProfileSet};
+pub use strategy::{Chunker, Registry, Strategy};

@@ -1,42 +1,27 @@
-//! Chunking profiles: budgets and policies as data (TOML), validated on load.
+//! Chunking profiles: a strategy and its parameters as data (TOML), checked
+//! once when loaded.
 //!
-//! The built-in profiles live in `shared/profiles/*.toml` and are compiled in,
-//! so the engine needs no files at run time. A profile is parsed raw, then
-//! checked once into a [`Profile`] whose fields are consistent.
+//! A profile has common keys (name, description, strategy, tokenizer,
+//! granularity, id formula, breadcrumb mode) and a `[params]` table that the
+//! named strategy parses and validates itself ([`crate::strategy::Strategy`]).
+//! The built-in profiles live beside their strategy
+//! (`strategy/<name>/profiles/*.toml`) and are compiled in; more come from files at run time (the caller reads them: this crate
+//! does no I/O). [`Profile::to_toml`] prints a profile in the same format, with
+//! every parameter spelled out, so a printed profile loads again.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
 
 use serde::Deserialize;
 
 use crate::chunk::record::Granularity;
 use crate::error::ChunkError;
+use crate::strategy::params::Params;
+use crate::strategy::{Chunker, Limits, Registry, Rules};
 use crate::tokens::TokenizerKind;
-
-const BUILTIN: [(&str, &str); 3] = [
-    ("spec-v1", include_str!("../../profiles/spec-v1.toml")),
-    (
-        "enterprise-v1",
-        include_str!("../../profiles/enterprise-v1.toml"),
-    ),
-    ("docs-v1", include_str!("../../profiles/docs-v1.toml")),
-];
 
 /// The profile used when none is named.
 pub const DEFAULT_PROFILE: &str = "spec-v1";
-
-/// How much of the previous chunk a prose chunk repeats at its start.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Overlap {
-    /// No overlap.
-    None,
-    /// Up to this many tokens; if `sentence_aligned`, starting at a sentence start.
-    Tokens {
-        /// Token budget of the overlap.
-        tokens: usize,
-        /// Start the overlap at a sentence boundary.
-        sentence_aligned: bool,
-    },
-    /// The last `n` sentences of the previous chunk (still within the hard max).
-    Sentences(usize),
-}
 
 /// Which stable-id formula a profile uses (SPEC 3.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -48,11 +33,21 @@ pub enum IdFormula {
     Seed003,
 }
 
+impl IdFormula {
+    /// The TOML spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Seed000 => "seed000",
+            Self::Seed003 => "seed003",
+        }
+    }
+}
+
 /// When `embed_text` gets a breadcrumb prefix (seed 002 `breadcrumbMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BreadcrumbMode {
-    /// Only where the chunk lacks context (see `chunk::embed`).
+    /// Only where the chunk lacks context (see `chunk::build`).
     Conditional,
     /// Always prefix the full breadcrumb.
     Always,
@@ -60,12 +55,42 @@ pub enum BreadcrumbMode {
     None,
 }
 
-/// A validated chunking profile.
+impl BreadcrumbMode {
+    /// The TOML spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Conditional => "conditional",
+            Self::Always => "always",
+            Self::None => "none",
+        }
+    }
+}
+
+/// Where a profile was defined.
 #[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProfileOrigin {
+    /// Compiled into the library.
+    Builtin,
+    /// Loaded from this file (as the caller named it).
+    File(String),
+}
+
+impl ProfileOrigin {
+    /// `built-in` or the file name, for listings and messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Builtin => "built-in".to_owned(),
+            Self::File(f) => format!("file {f}"),
+        }
+    }
+}
+
+/// A validated chunking profile: common settings and the configured strategy.
+#[derive(Debug, Clone)]
 pub struct Profile {
     /// Name (`spec-v1`).
     pub name: String,
-    /// One line for `--help` and error messages.
+    /// One line for listings and error messages.
     pub description: String,
     /// Registered strategy that runs it (`structural`).
     pub strategy: String,
@@ -73,23 +98,23 @@ pub struct Profile {
     pub tokenizer: TokenizerKind,
     /// Granularity of the produced chunks.
     pub granularity: Granularity,
-    /// Packing aims at this size.
-    pub target_tokens: usize,
-    /// Packing stops before passing this (equals the hard max when not set).
-    pub soft_max_tokens: usize,
-    /// Without a soft max (seed 003), a chunk closes once it reaches the
-    /// target: blocks are added "until the target is reached".
-    pub close_at_target: bool,
-    /// No chunk is ever larger.
-    pub hard_max_tokens: usize,
-    /// Chunks below this are allowed only where seed 003 allows them.
-    pub min_tokens: usize,
-    /// Prose overlap policy.
-    pub overlap: Overlap,
     /// Stable-id formula.
     pub id_formula: IdFormula,
     /// Breadcrumb policy for `embed_text`.
     pub breadcrumb: BreadcrumbMode,
+    /// Where it was defined.
+    pub origin: ProfileOrigin,
+    /// The strategy is marked experimental in the registry.
+    pub experimental: bool,
+    /// `strategy:version` (`structural:1.0.0`), recorded on every chunk.
+    pub chunker_version: String,
+    chunker: Arc<dyn Chunker>,
+}
+
+impl PartialEq for Profile {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_toml() == other.to_toml()
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -99,123 +124,233 @@ struct RawProfile {
     #[serde(default)]
     description: String,
     strategy: String,
+    #[serde(default = "default_tokenizer")]
     tokenizer: String,
+    #[serde(default = "default_granularity")]
     granularity: Granularity,
-    target_tokens: usize,
-    soft_max_tokens: Option<usize>,
-    hard_max_tokens: usize,
-    #[serde(default)]
-    min_tokens: usize,
-    #[serde(default)]
-    overlap: RawOverlap,
+    #[serde(default = "default_id_formula")]
     id_formula: IdFormula,
+    #[serde(default = "default_breadcrumb")]
     breadcrumb_mode: BreadcrumbMode,
+    #[serde(default)]
+    params: toml::Table,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawOverlap {
-    percent_of_target: Option<usize>,
-    tokens: Option<usize>,
-    sentences: Option<usize>,
-    #[serde(default)]
-    sentence_aligned: bool,
+fn default_tokenizer() -> String {
+    TokenizerKind::Cl100kBase.name().to_owned()
+}
+fn default_granularity() -> Granularity {
+    Granularity::Section
+}
+fn default_id_formula() -> IdFormula {
+    IdFormula::Seed000
+}
+fn default_breadcrumb() -> BreadcrumbMode {
+    BreadcrumbMode::Conditional
+}
+
+/// A profile name: what may follow `--profile` and appear in a message.
+fn valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }
 
 impl Profile {
-    /// Parses and validates one profile from TOML.
-    pub fn from_toml(source: &str) -> Result<Self, ChunkError> {
-        let raw: RawProfile = toml::from_str(source).map_err(|e| ChunkError::InvalidProfile {
-            name: "<unparsed>".into(),
-            reason: e.to_string(),
-        })?;
-        let invalid = |reason: String| ChunkError::InvalidProfile {
-            name: raw.name.clone(),
+    /// Parses and validates one profile from TOML; `registry` supplies the
+    /// strategy that checks the `[params]`.
+    pub fn parse(
+        source: &str,
+        origin: ProfileOrigin,
+        registry: &Registry,
+    ) -> Result<Self, ChunkError> {
+        let invalid = |name: &str, reason: String| ChunkError::InvalidProfile {
+            name: name.to_owned(),
+            origin: origin.describe(),
             reason,
         };
+        let raw: RawProfile = toml::from_str(source)
+            .map_err(|e| invalid("<unparsed>", format!("not a valid profile: {e}")))?;
+        if !valid_name(&raw.name) {
+            return Err(invalid(
+                &raw.name,
+                "name must be 1-64 ASCII letters, digits, '-', '_' or '.'".into(),
+            ));
+        }
         let tokenizer = TokenizerKind::parse(&raw.tokenizer).ok_or_else(|| {
             let valid: Vec<_> = TokenizerKind::ALL.iter().map(|k| k.name()).collect();
-            invalid(format!(
-                "unknown tokenizer {:?}; valid: {}",
-                raw.tokenizer,
-                valid.join(", ")
-            ))
+            invalid(
+                &raw.name,
+                format!(
+                    "unknown tokenizer {:?}; valid: {}",
+                    raw.tokenizer,
+                    valid.join(", ")
+                ),
+            )
         })?;
-        let soft_max = raw.soft_max_tokens.unwrap_or(raw.hard_max_tokens);
-        if raw.hard_max_tokens < 16 {
-            return Err(invalid(format!(
-                "hard_max_tokens {} is below 16",
-                raw.hard_max_tokens
-            )));
-        }
-        if !(raw.min_tokens <= raw.target_tokens
-            && raw.target_tokens <= soft_max
-            && soft_max <= raw.hard_max_tokens)
-        {
-            return Err(invalid(format!(
-                "budgets must satisfy min <= target <= soft_max <= hard_max, got {} <= {} <= {} <= {}",
-                raw.min_tokens, raw.target_tokens, soft_max, raw.hard_max_tokens
-            )));
-        }
-        let o = &raw.overlap;
-        let overlap = match (o.percent_of_target, o.tokens, o.sentences) {
-            (None, None, None) => Overlap::None,
-            (Some(p), None, None) if p < 50 => Overlap::Tokens {
-                tokens: raw.target_tokens * p / 100,
-                sentence_aligned: o.sentence_aligned,
-            },
-            (None, Some(t), None) if t < raw.hard_max_tokens / 2 => {
-                Overlap::Tokens { tokens: t, sentence_aligned: o.sentence_aligned }
-            }
-            (None, None, Some(n)) if n <= 8 => Overlap::Sentences(n),
-            _ => {
-                return Err(invalid(
-                    "overlap takes exactly one of percent_of_target (< 50), tokens (< hard_max/2) or sentences (<= 8)"
-                        .into(),
-                ))
-            }
-        };
+        let strategy = registry.get(&raw.strategy).ok_or_else(|| {
+            invalid(
+                &raw.name,
+                format!(
+                    "unknown strategy {:?}; valid strategies: {}",
+                    raw.strategy,
+                    registry.names().join(", ")
+                ),
+            )
+        })?;
+        let params = Params::new(&raw.params, "params");
+        let chunker = strategy
+            .configure(&params)
+            .and_then(|c| params.finish(strategy.param_keys()).map(|()| c))
+            .map_err(|e| invalid(&raw.name, e.0))?;
         Ok(Self {
             name: raw.name,
             description: raw.description,
             strategy: raw.strategy,
             tokenizer,
             granularity: raw.granularity,
-            target_tokens: raw.target_tokens,
-            soft_max_tokens: soft_max,
-            close_at_target: raw.soft_max_tokens.is_none(),
-            hard_max_tokens: raw.hard_max_tokens,
-            min_tokens: raw.min_tokens,
-            overlap,
             id_formula: raw.id_formula,
             breadcrumb: raw.breadcrumb_mode,
+            origin,
+            experimental: strategy.experimental(),
+            chunker_version: format!("{}:{}", strategy.name(), strategy.version()),
+            chunker,
         })
+    }
+
+    /// A profile around an already configured chunker (tests and embedding
+    /// programs that build parameters in code, bypassing the TOML ranges).
+    pub fn with_chunker(
+        name: &str,
+        strategy: &dyn crate::strategy::Strategy,
+        chunker: Arc<dyn Chunker>,
+    ) -> Self {
+        Self {
+            name: name.to_owned(),
+            description: String::new(),
+            strategy: strategy.name().to_owned(),
+            tokenizer: TokenizerKind::Cl100kBase,
+            granularity: Granularity::Section,
+            id_formula: IdFormula::Seed000,
+            breadcrumb: BreadcrumbMode::Conditional,
+            origin: ProfileOrigin::Builtin,
+            experimental: strategy.experimental(),
+            chunker_version: format!("{}:{}", strategy.name(), strategy.version()),
+            chunker,
+        }
+    }
+
+    /// The configured strategy.
+    pub fn chunker(&self) -> &dyn Chunker {
+        self.chunker.as_ref()
+    }
+
+    /// Sizes every chunk of this profile keeps.
+    pub fn limits(&self) -> Limits {
+        self.chunker.limits()
+    }
+
+    /// No chunk is ever larger (tokens of `chunk_text`).
+    pub fn hard_max_tokens(&self) -> usize {
+        self.chunker.limits().hard_max_tokens
+    }
+
+    /// The validation rules the strategy declares on top of the universal ones.
+    pub fn rules(&self) -> Rules {
+        self.chunker.rules()
+    }
+
+    /// The profile as TOML, every parameter spelled out; loads again as the
+    /// same profile.
+    pub fn to_toml(&self) -> String {
+        let mut out = String::new();
+        let quote = |s: &str| toml::Value::String(s.to_owned()).to_string();
+        let _ = writeln!(out, "name = {}", quote(&self.name));
+        let _ = writeln!(out, "description = {}", quote(&self.description));
+        let _ = writeln!(out, "strategy = {}", quote(&self.strategy));
+        let _ = writeln!(out, "tokenizer = {}", quote(self.tokenizer.name()));
+        let _ = writeln!(out, "granularity = {}", quote(self.granularity.as_str()));
+        let _ = writeln!(out, "id_formula = {}", quote(self.id_formula.as_str()));
+        let _ = writeln!(out, "breadcrumb_mode = {}", quote(self.breadcrumb.as_str()));
+        out.push_str("\n[params]\n");
+        for (k, v) in &self.chunker.params() {
+            let _ = writeln!(out, "{k} = {}", inline_value(v));
+        }
+        out
+    }
+
+    /// The effective parameters, as `key=value` pairs on one line.
+    pub fn params_line(&self) -> String {
+        self.chunker
+            .params()
+            .iter()
+            .map(|(k, v)| format!("{k}={}", inline_value(v)))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
-/// A set of named profiles.
-#[derive(Debug, Clone)]
+/// A TOML value on one line: strings as basic strings with escapes (a JSON
+/// string is a valid TOML basic string), arrays and tables inline.
+fn inline_value(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => serde_json::to_string(s).unwrap_or_default(),
+        toml::Value::Array(items) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(inline_value)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        toml::Value::Table(t) => format!(
+            "{{ {} }}",
+            t.iter()
+                .map(|(k, v)| format!("{k} = {}", inline_value(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// A set of named profiles, in definition order.
+#[derive(Debug, Clone, Default)]
 pub struct ProfileSet {
     profiles: Vec<Profile>,
 }
 
 impl ProfileSet {
-    /// The profiles compiled into the library.
-    pub fn builtin() -> Result<Self, ChunkError> {
-        let profiles = BUILTIN
-            .iter()
-            .map(|(file_name, src)| {
-                let p = Profile::from_toml(src)?;
-                if p.name != *file_name {
-                    return Err(ChunkError::InvalidProfile {
-                        name: p.name,
-                        reason: format!("defined in {file_name}.toml under another name"),
-                    });
-                }
-                Ok(p)
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(Self { profiles })
+    /// The profiles the registry's strategies ship, in registration order.
+    pub fn builtin(registry: &Registry) -> Result<Self, ChunkError> {
+        let mut set = Self::default();
+        for strategy in registry.iter() {
+            for src in strategy.builtin_profiles() {
+                set.add(Profile::parse(src, ProfileOrigin::Builtin, registry)?)?;
+            }
+        }
+        Ok(set)
+    }
+
+    /// Adds a profile. A name may be defined once; a file that repeats a
+    /// built-in profile exactly (`profiles show` output) is accepted as is.
+    pub fn add(&mut self, profile: Profile) -> Result<(), ChunkError> {
+        if let Some(existing) = self.profiles.iter().find(|p| p.name == profile.name) {
+            if existing.to_toml() == profile.to_toml() {
+                return Ok(());
+            }
+            return Err(ChunkError::InvalidProfile {
+                name: profile.name.clone(),
+                origin: profile.origin.describe(),
+                reason: format!(
+                    "the name is already taken by the {} profile; give this one another name",
+                    existing.origin.describe()
+                ),
+            });
+        }
+        self.profiles.push(profile);
+        Ok(())
     }
 
     /// The profile called `name`, or an error listing the valid names.
@@ -244,11 +379,20 @@ impl ProfileSet {
 mod tests {
     #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
     use super::*;
+    use crate::strategy::structural::{Overlap, StructuralParams};
+
+    fn registry() -> Registry {
+        Registry::builtin()
+    }
+
+    fn parse(src: &str) -> Result<Profile, ChunkError> {
+        Profile::parse(src, ProfileOrigin::File("my.toml".into()), &registry())
+    }
 
     #[test]
     fn builtin_profiles_load_with_the_seed_budgets() -> Result<(), ChunkError> {
-        let set = ProfileSet::builtin()?;
-        let spec = set.get("spec-v1")?;
+        let set = ProfileSet::builtin(&registry())?;
+        let spec = StructuralParams::of(set.get("spec-v1")?).unwrap();
         assert_eq!(
             (
                 spec.target_tokens,
@@ -265,42 +409,110 @@ mod tests {
             }
         );
         let ent = set.get("enterprise-v1")?;
+        let ent_params = StructuralParams::of(ent).unwrap();
         assert_eq!(
-            (ent.target_tokens, ent.hard_max_tokens, ent.min_tokens),
+            (
+                ent_params.target_tokens,
+                ent_params.hard_max_tokens,
+                ent_params.min_tokens
+            ),
             (650, 900, 120)
         );
         assert_eq!(ent.id_formula, IdFormula::Seed003);
+        assert_eq!(set.get("recursive-v1")?.hard_max_tokens(), 1000);
+        assert_eq!(set.get("token-v1")?.hard_max_tokens(), 512);
+        Ok(())
+    }
+
+    #[test]
+    fn every_builtin_profile_prints_as_toml_that_loads_as_the_same_profile(
+    ) -> Result<(), ChunkError> {
+        let set = ProfileSet::builtin(&registry())?;
+        for p in set.iter() {
+            let again = parse(&p.to_toml())?;
+            assert_eq!(again.to_toml(), p.to_toml(), "{}", p.name);
+            // And the set accepts it as a repeat of the built-in.
+            let mut copy = set.clone();
+            copy.add(again)?;
+            assert_eq!(copy.names(), set.names());
+        }
         Ok(())
     }
 
     #[test]
     fn unknown_profile_error_lists_the_valid_names() -> Result<(), ChunkError> {
-        let err = ProfileSet::builtin()?.get("spec-v9").unwrap_err();
+        let err = ProfileSet::builtin(&registry())?
+            .get("spec-v9")
+            .unwrap_err();
         let msg = err.to_string();
         assert!(
-            msg.contains("spec-v9") && msg.contains("spec-v1, enterprise-v1, docs-v1"),
+            msg.contains("spec-v9")
+                && msg.contains("spec-v1, enterprise-v1, docs-v1, recursive-v1"),
             "{msg}"
         );
         Ok(())
     }
 
     #[test]
-    fn inconsistent_budgets_are_rejected_naming_the_profile() {
-        let src = r#"name = "bad"
+    fn bad_profiles_are_rejected_naming_the_file_key_value_and_valid_choices() {
+        let base = r#"name = "bad"
 strategy = "structural"
 tokenizer = "cl100k_base"
-granularity = "section"
-target_tokens = 600
+
+[params]
+target_tokens = 400
 hard_max_tokens = 500
-id_formula = "seed000"
-breadcrumb_mode = "none""#;
-        let err = Profile::from_toml(src).unwrap_err().to_string();
+"#;
+        assert!(parse(base).is_ok());
+        let err = parse(&base.replace("= 400", "= 600"))
+            .unwrap_err()
+            .to_string();
         assert!(
-            err.contains("\"bad\"") && err.contains("min <= target"),
+            err.contains("\"bad\"") && err.contains("my.toml") && err.contains("min <= target"),
             "{err}"
         );
-        let src = src.replace("cl100k_base", "gpt2");
-        let err = Profile::from_toml(&src).unwrap_err().to_string();
+        let err = parse(&base.replace("cl100k_base", "gpt2"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("gpt2") && err.contains("o200k_base"), "{err}");
+        let err = parse(&base.replace("= 400", "= 50"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("params.target_tokens = 50 is out of range; valid: 100..=4096"),
+            "{err}"
+        );
+        let err = parse(&format!("{base}colour = 1\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("unknown key params.colour; valid keys:") && err.contains("target_tokens"),
+            "{err}"
+        );
+        let err = parse(&base.replace("structural", "fancy"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("\"fancy\"")
+                && err.contains("my.toml")
+                && err.contains("structural, recursive"),
+            "{err}"
+        );
+        let err = parse("name = \"x\"\nstrategy = \n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("my.toml") && err.contains("not a valid profile"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_file_may_not_take_a_builtin_name_with_other_settings() -> Result<(), ChunkError> {
+        let mut set = ProfileSet::builtin(&registry())?;
+        let src = set.get("spec-v1")?.to_toml().replace("= 350", "= 300");
+        let err = set.add(parse(&src)?).unwrap_err().to_string();
+        assert!(err.contains("already taken by the built-in"), "{err}");
+        Ok(())
     }
 }

@@ -201,7 +201,7 @@ fn first_content_line(text: &str) -> &str {
 fn mandatory_01_headings_split_the_long_section_with_overlap() {
     for p in GOLDEN_PROFILES {
         let doc = chunk_fixture("01-headings", p);
-        let hard = profile(p).hard_max_tokens as u32;
+        let hard = profile(p).hard_max_tokens() as u32;
         assert!(doc.chunks.len() >= 4, "{p}: {} chunks", doc.chunks.len());
         assert!(doc.chunks.iter().all(|c| c.token_count <= hard));
         assert!(
@@ -331,7 +331,7 @@ fn mandatory_04_no_headings_means_empty_heading_paths() {
                 "{p} #{}",
                 c.ordinal
             );
-            assert!(c.token_count as usize <= profile(p).hard_max_tokens);
+            assert!(c.token_count as usize <= profile(p).hard_max_tokens());
         }
     }
 }
@@ -447,7 +447,7 @@ fn no_punctuation_and_huge_row_stay_under_the_hard_max() {
         );
         let doc = chunk_fixture("13-huge-table-row", p);
         for c in of_type(&doc, ChunkType::Table) {
-            assert!(c.token_count as usize <= profile(p).hard_max_tokens);
+            assert!(c.token_count as usize <= profile(p).hard_max_tokens());
         }
     }
 }

@@ -442,7 +442,8 @@ proptest! {
     #[test]
     fn generated_documents_hold_every_invariant(doc in document()) {
         let m = meta("props", "gen-doc", "v1");
-        for p in PROFILES {
+        for pr in common::all_profiles() {
+            let p = pr.name.as_str();
             let out = if p == "spec-v1" {
                 common::chunk_deterministic(doc.as_bytes(), &m, p)
             } else {
@@ -451,7 +452,8 @@ proptest! {
                     Err(e) => return Err(TestCaseError::fail(format!("{p}: {e}\n{e:?}"))),
                 }
             };
-            let v = invariant_violations(&out.normalized, &out.chunks, profile(p), Level::Full);
+            let level = common::level_for(pr, Level::Full);
+            let v = invariant_violations(&out.normalized, &out.chunks, pr, level);
             prop_assert!(v.is_empty(), "{p}: {}", common::describe(&v));
         }
     }
@@ -584,13 +586,15 @@ proptest! {
     /// and the basic invariants hold.
     #[test]
     fn arbitrary_strings_chunk_cleanly(s in prop_oneof![any::<String>(), soup()]) {
-        for p in PROFILES {
+        for pr in common::all_profiles() {
+            let p = pr.name.as_str();
             let out = engine().chunk(s.as_bytes(), &meta("props", "soup", "v1"), Some(p));
             let out = match out {
                 Ok(d) => d,
                 Err(e) => return Err(TestCaseError::fail(format!("{p}: {e}\n{e:?}"))),
             };
-            let v = invariant_violations(&out.normalized, &out.chunks, profile(p), Level::Basic);
+            let level = common::level_for(pr, Level::Basic);
+            let v = invariant_violations(&out.normalized, &out.chunks, pr, level);
             prop_assert!(v.is_empty(), "{p}: {}", common::describe(&v));
         }
     }
@@ -616,7 +620,14 @@ const BAD_BYTES: &[&[u8]] = &[
 ];
 
 fn check_bytes(bytes: &[u8]) -> Result<(), TestCaseError> {
-    let result = engine().chunk(bytes, &meta("props", "bytes", "v1"), None);
+    for p in common::all_profiles() {
+        check_bytes_with(bytes, &p.name)?;
+    }
+    Ok(())
+}
+
+fn check_bytes_with(bytes: &[u8], profile: &str) -> Result<(), TestCaseError> {
+    let result = engine().chunk(bytes, &meta("props", "bytes", "v1"), Some(profile));
     match std::str::from_utf8(bytes) {
         Ok(_) => {
             prop_assert!(result.is_ok(), "valid UTF-8 failed: {:?}", result.err());

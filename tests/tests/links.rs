@@ -638,8 +638,8 @@ async fn documents_linking_each_other_stored_concurrently_resolve_without_deadlo
     // versions each, released at once. Whatever the interleaving, every link
     // resolves and every edge exists exactly once.
     use shared::links::{extract_links, Classifier, LinkConfig};
-    use shared::strategy::Engine;
     use shared::DocumentMeta;
+    use shared::Engine;
 
     const N: usize = 12;
     let app = TestApp::spawn().await?;
@@ -691,7 +691,7 @@ async fn documents_linking_each_other_stored_concurrently_resolve_without_deadlo
                     normalized: &chunked.normalized,
                     metadata: json!({"source_url": source_url, "title": format!("Page {d}")}),
                     profile: "spec-v1",
-                    chunker_version: "structural:1.0.0",
+                    chunker_version: "structural:1.1.0",
                     tokenizer: "cl100k_base",
                     chunks: &chunked.chunks,
                     event_headers: json!({}),

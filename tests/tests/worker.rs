@@ -6,8 +6,8 @@ use lapin::options::{BasicGetOptions, BasicNackOptions};
 use lapin::BasicProperties;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use shared::strategy::Engine;
 use shared::DocumentMeta;
+use shared::Engine;
 use sqlx::Row;
 use tests::proxy::Proxy;
 use tests::{eventually, message, sample_markdown, Options, TestApp, DEADLINE};
@@ -24,6 +24,7 @@ fn meta_of(msg: &Value) -> DocumentMeta {
         title: msg["metadata"]["title"].as_str().map(str::to_owned),
         source_url: msg["metadata"]["source_url"].as_str().map(str::to_owned),
         file_path: msg["metadata"]["file_path"].as_str().map(str::to_owned),
+        metadata: DocumentMeta::carried_metadata(&msg["metadata"]),
     }
 }
 
@@ -1020,7 +1021,7 @@ async fn first_versions_of_a_new_document_stored_concurrently_never_conflict() -
                     normalized: &chunked.normalized,
                     metadata: json!({}),
                     profile: "spec-v1",
-                    chunker_version: "structural:1.0.0",
+                    chunker_version: "structural:1.1.0",
                     tokenizer: "cl100k_base",
                     chunks: &chunked.chunks,
                     event_headers: json!({}),

@@ -55,14 +55,17 @@ Examples:
   chunk-worker chunk notes.md
   chunk-worker chunk --profile enterprise-v1 --tenant acme-prod docs/ > chunks.jsonl
   chunk-worker chunk runbook.md --document-id confluence:OPS:42 --source-version v7 --title Runbook
-  chunk-worker chunk docs/ | jq -r '.chunk_path'";
+  chunk-worker chunk docs/ | jq -r '.chunk_path'
+  chunk-worker chunk --profile recursive-v1 notes.md
+  chunk-worker chunk --profile-file mine.toml --metadata page.json page.md";
 
 const TOP_EXAMPLES: &str = "\
 Examples:
   chunk-worker chunk notes.md                  # JSONL chunks of one file
   chunk-worker chunk --tenant acme-prod docs/  # every *.md under docs/
   chunk-worker normalize notes.md              # the text chunk offsets refer to
-  chunk-worker profiles                        # profiles and their token budgets
+  chunk-worker profiles                        # profiles, strategies, budgets
+  chunk-worker profiles show spec-v1           # one profile as TOML
   chunk-worker chunk --help                    # every option of a subcommand";
 
 const NORMALIZE_HELP: &str = "\
@@ -109,9 +112,10 @@ pub enum Command {
         after_long_help = format!("{NORMALIZE_HELP}\n\n{EXIT_STATUS_HELP}")
     )]
     Normalize(NormalizeArgs),
-    /// List the chunking profiles with their tokenizer and token budgets, one per line.
-    #[command(after_long_help = "Example:\n  chunk-worker profiles")]
-    Profiles,
+    /// List the chunking profiles (strategy, tokenizer, budgets, parameters,
+    /// where each is defined), print one as TOML, or check profile files.
+    #[command(after_long_help = PROFILES_HELP)]
+    Profiles(ProfilesArgs),
     /// Extract the links of Markdown files and write one JSON object per link
     /// (JSONL) to stdout: URL, anchor text, link type, Confluence/Jira target,
     /// and the chunk holding it.
@@ -193,12 +197,83 @@ Exit status:
   1  stopped on an error (logged)
   2  invalid settings (the message names the key)";
 
+const PROFILES_HELP: &str = "\
+A profile names a strategy and its parameters (TOML): the built-in ones are
+compiled in; more come from files (`--profile-file FILE`, or the worker's
+`profiles.dir` setting). `profiles show NAME` prints a profile in the file
+format, every parameter spelled out: the starting point for your own (change
+`name`, then the parameters). Profiles of experimental strategies are listed
+but usable only with --experimental (worker: experimental.enabled = true).
+
+Examples:
+  chunk-worker profiles
+  chunk-worker profiles show spec-v1 > mine.toml
+  chunk-worker profiles check mine.toml
+  chunk-worker chunk --profile-file mine.toml notes.md
+
+Exit status: 0 listed / shown / every file valid; 2 unknown profile, or a
+file that is not a valid profile (the message names the file, the key, the
+value and what is valid).";
+
+/// Options of `chunk-worker profiles`.
+#[derive(Debug, Clone, Args)]
+pub struct ProfilesArgs {
+    /// What to do; without one, list every profile.
+    #[command(subcommand)]
+    pub action: Option<ProfilesAction>,
+    /// Profile selection options (`--profile-file`, `--experimental`).
+    #[command(flatten)]
+    pub select: ProfileSelectArgs,
+}
+
+/// `chunk-worker profiles show|check`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum ProfilesAction {
+    /// Print the profile NAME as TOML (loads again with --profile-file).
+    Show {
+        /// The profile's name.
+        name: String,
+    },
+    /// Validate profile files; exits 2 naming the first problem of each bad one.
+    Check {
+        /// Profile files (TOML).
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<PathBuf>,
+    },
+}
+
+/// Where profiles come from, shared by `chunk`, `links` and `profiles`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ProfileSelectArgs {
+    /// Add the profile defined in FILE (TOML, one profile, the format
+    /// `profiles show` prints) and use it unless --profile names another;
+    /// repeatable (the last one is used).
+    #[arg(long = "profile-file", value_name = "FILE")]
+    pub profile_files: Vec<PathBuf>,
+
+    /// Allow profiles of experimental strategies.
+    #[arg(long)]
+    pub experimental: bool,
+}
+
 /// Options of `chunk-worker chunk`.
 #[derive(Debug, Clone, Args)]
 pub struct ChunkArgs {
-    /// Chunking profile (budgets, overlap, id formula); see `chunk-worker profiles`.
-    #[arg(long, value_name = "NAME", default_value = shared::chunk::profile::DEFAULT_PROFILE)]
-    pub profile: String,
+    /// Chunking profile (strategy, budgets, overlap, id formula); see
+    /// `chunk-worker profiles` [default: spec-v1, or the last --profile-file's]
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+
+    /// Profile files and experimental strategies.
+    #[command(flatten)]
+    pub select: ProfileSelectArgs,
+
+    /// Document metadata: a JSON object (title, source_url, space_key, page_id,
+    /// labels, author, updated_at, page_no) carried onto every chunk as
+    /// `metadata`, as the queue worker takes it from a message. Only with a
+    /// single input file.
+    #[arg(long, value_name = "FILE.json")]
+    pub metadata: Option<PathBuf>,
 
     /// Tenant that owns the documents (3-64 characters of a-z, 0-9 and `-`).
     #[arg(long, value_name = "ID", default_value = DEFAULT_TENANT, value_parser = parse_tenant)]

@@ -29,6 +29,10 @@ pub enum ConfigError {
     /// The layers could not be read or merged, or a value has the wrong type.
     #[error("cannot load settings: {0}")]
     Load(#[from] config::ConfigError),
+    /// A profile setting names a profile that cannot be used, or a profile
+    /// file is invalid.
+    #[error(transparent)]
+    Profile(#[from] crate::profiles::ProfileSettingError),
     /// A value parsed but is not acceptable.
     #[error("invalid setting `{key}`: {reason}")]
     Invalid {
@@ -61,6 +65,12 @@ struct RawSettings {
     telemetry: RawTelemetry,
     #[serde(default)]
     links: RawLinks,
+    #[serde(default)]
+    chunking: crate::profiles::RawChunking,
+    #[serde(default)]
+    profiles: crate::profiles::RawProfiles,
+    #[serde(default)]
+    experimental: crate::profiles::RawExperimental,
 }
 
 #[derive(Debug, Deserialize)]
@@ -211,6 +221,8 @@ pub struct Settings {
     pub telemetry: TelemetrySettings,
     /// Confluence / Jira sites for link classification.
     pub links: LinkSettings,
+    /// The chunking engine and which profile each message gets.
+    pub chunking: crate::profiles::ChunkingSettings,
 }
 
 /// `[telemetry]`: trace export and metric labels.
@@ -577,6 +589,7 @@ impl Settings {
         }
         let links = validate_links(raw.links)?;
         let telemetry = validate_telemetry(raw.telemetry)?;
+        let chunking = crate::profiles::validate(raw.chunking, raw.profiles, raw.experimental)?;
         Ok(Self {
             amqp: AmqpSettings {
                 url: raw.amqp.url,
@@ -614,6 +627,7 @@ impl Settings {
             },
             telemetry,
             links,
+            chunking,
         })
     }
 }

@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use shared::strategy::{Engine, Registry};
+use shared::Engine;
 use sqlx::PgPool;
 
 use crate::amqp::topology::Topology;
@@ -19,10 +19,9 @@ pub struct Context {
     pub topology: Topology,
     /// The database pool.
     pub pool: PgPool,
-    /// The chunking engine (immutable, shared by the blocking tasks).
+    /// The chunking engine (immutable, shared by the blocking tasks): the
+    /// one built with the settings.
     pub engine: Arc<Engine>,
-    /// Strategy metadata (`chunker_version` of documents with no chunks).
-    pub registry: Registry,
     /// Readiness facts.
     pub health: Arc<Health>,
     /// Counters served on `/metrics`.

@@ -171,18 +171,22 @@ pub async fn handle(
         })?),
         None => None,
     };
+    let source_type = msg.source_type.map(|t| match t {
+        shared::contract::SourceType::Confluence => "confluence",
+        shared::contract::SourceType::File => "file",
+    });
+    let chosen = ctx
+        .settings
+        .chunking
+        .select(&msg.tenant_id, source_type, msg.profile.as_deref());
     let profile = ctx
         .engine
-        .profile(msg.profile.as_deref())
+        .profile(Some(chosen))
         .map_err(|e| Failure::new(e.code(), e.to_string()))?;
     let profile_name = profile.name.clone();
     let labels = StrategyLabels::of(profile);
     let tokenizer = profile.tokenizer.name().to_owned();
-    let chunker_version = ctx
-        .registry
-        .for_profile(profile)
-        .map(|c| format!("{}:{}", c.name(), c.version()))
-        .map_err(|e| Failure::new(e.code(), e.to_string()))?;
+    let chunker_version = profile.chunker_version.clone();
 
     let key = NewVersionKey {
         tenant_id: &msg.tenant_id,
@@ -249,10 +253,11 @@ pub async fn handle(
         title: msg.title().map(str::to_owned),
         source_url: msg.source_url().map(str::to_owned),
         file_path: msg.file_path().map(str::to_owned),
+        metadata: DocumentMeta::carried_metadata(&msg.metadata),
     };
     let link_config = ctx.settings.links.for_tenant(&msg.tenant_id);
     let started = Instant::now();
-    let (doc, links) = chunk_off_runtime(ctx, bytes, meta, msg.profile.clone(), link_config)
+    let (doc, links) = chunk_off_runtime(ctx, bytes, meta, profile_name.clone(), link_config)
         .instrument(tracing::info_span!("chunk"))
         .await?;
     ctx.metrics.observe_stage(Stage::Chunk, started.elapsed());
@@ -261,10 +266,6 @@ pub async fn handle(
         serde_json::Value::Null => serde_json::json!({}),
         other => other.clone(),
     };
-    let source_type = msg.source_type.map(|t| match t {
-        shared::contract::SourceType::Confluence => "confluence",
-        shared::contract::SourceType::File => "file",
-    });
     let new = NewVersion {
         tenant_id: &msg.tenant_id,
         document_id: &msg.document_id,
@@ -333,13 +334,13 @@ async fn chunk_off_runtime(
     ctx: &Context,
     bytes: Vec<u8>,
     meta: DocumentMeta,
-    profile: Option<String>,
+    profile: String,
     links: LinkConfig,
 ) -> Result<(ChunkedDocument, Vec<Link>), Failure> {
     let engine = ctx.engine.clone();
     let joined = tokio::task::spawn_blocking(move || {
         std::panic::catch_unwind(AssertUnwindSafe(|| {
-            engine.chunk(&bytes, &meta, profile.as_deref()).map(|doc| {
+            engine.chunk(&bytes, &meta, Some(&profile)).map(|doc| {
                 let classifier = Classifier::new(&links, meta.source_url.as_deref());
                 let found = extract_links(&doc.normalized, &doc.chunks, &classifier);
                 (doc, found)

@@ -20,6 +20,7 @@ pub mod loadtest;
 pub mod metrics;
 pub mod ops_metrics;
 pub mod outbox;
+pub mod profiles;
 pub mod scrub;
 pub mod service;
 pub mod source;

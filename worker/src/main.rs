@@ -26,7 +26,10 @@ fn main() -> ExitCode {
             let result = offline::normalize_file(args, stdout(), io::stderr());
             offline_status("normalize", result)
         }
-        Command::Profiles => offline_status("profiles", offline::list_profiles(stdout())),
+        Command::Profiles(args) => offline_status(
+            "profiles",
+            offline::profiles::run(args, stdout(), io::stderr()),
+        ),
         Command::Links(args) => {
             offline_status("links", offline::links(args, stdout(), io::stderr()))
         }

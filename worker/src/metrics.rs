@@ -105,7 +105,7 @@ impl StrategyLabels {
     }
 
     /// The labels of the profile `name` (the default profile when `None`).
-    pub fn for_profile(engine: &shared::strategy::Engine, name: Option<&str>) -> Self {
+    pub fn for_profile(engine: &shared::Engine, name: Option<&str>) -> Self {
         match engine.profile(name) {
             Ok(p) => Self::of(p),
             Err(_) => Self {
@@ -350,7 +350,7 @@ impl Metrics {
     /// Creates the series of every profile's labels at zero, so dashboards
     /// and alerts see them before the first message (an absent series is
     /// not a zero one to PromQL).
-    pub fn prime(&self, engine: &shared::strategy::Engine) {
+    pub fn prime(&self, engine: &shared::Engine) {
         for profile in engine.profiles().iter() {
             let labels = StrategyLabels::of(profile);
             drop(self.duration.get_or_create(&labels));

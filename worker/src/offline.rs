@@ -13,6 +13,7 @@
 
 mod inputs;
 pub mod links;
+pub mod profiles;
 
 use std::fmt;
 use std::fs;
@@ -21,12 +22,11 @@ use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sha2::{Digest, Sha256};
-use shared::chunk::profile::Overlap;
 use shared::normalize::normalize;
-use shared::strategy::Engine;
+use shared::Engine;
 use shared::{Chunk, ChunkError, DocumentMeta, ErrorCode};
 
-use crate::cli::{exit, ChunkArgs, NormalizeArgs};
+use crate::cli::{exit, ChunkArgs, NormalizeArgs, ProfileSelectArgs};
 
 pub use inputs::{collect_inputs, Input};
 pub use links::links;
@@ -153,12 +153,10 @@ pub fn chunk(
     mut stdout: impl Write,
     mut stderr: impl Write,
 ) -> Result<Summary, OfflineError> {
-    let engine = Engine::builtin().map_err(OfflineError::Engine)?;
-    engine
-        .profile(Some(&args.profile))
-        .map_err(|e| OfflineError::Usage(e.to_string()))?;
+    let (engine, profile) = engine_and_profile(args)?;
     let inputs = collect_inputs(&args.paths);
     check_inputs(args, &inputs)?;
+    let metadata = read_metadata(args)?;
 
     let bar = progress_bar(progress, inputs.len());
     let mut summary = Summary::default();
@@ -166,7 +164,7 @@ pub fn chunk(
         bar.set_message(input.path.display().to_string());
         let result = match &input.listing_error {
             Some(e) => Err(FileFailure::source_unavailable(&input.path, e)),
-            None => chunk_file(&engine, args, &input.path),
+            None => chunk_file(&engine, &profile, args, metadata.as_ref(), &input.path),
         };
         match result {
             Ok(chunks) => {
@@ -220,41 +218,48 @@ pub fn normalize_file(
     }
 }
 
-/// `chunk-worker profiles`: one line per profile with its tokenizer, budgets,
-/// overlap and description; the default profile is marked.
-pub fn list_profiles(mut stdout: impl Write) -> Result<Summary, OfflineError> {
-    let engine = Engine::builtin().map_err(OfflineError::Engine)?;
-    let default = engine.profile(None).map_err(OfflineError::Engine)?;
-    let profiles = engine.profiles();
-    let width = profiles.iter().map(|p| p.name.len()).max().unwrap_or(0);
-    let mut listing = String::new();
-    for p in profiles.iter() {
-        let marker = if p.name == default.name {
-            " (default)"
-        } else {
-            ""
-        };
-        listing.push_str(&format!(
-            "{:<width$}  tokenizer={} target={} soft_max={} hard_max={} min={} overlap={}  {}{marker}\n",
-            p.name,
-            p.tokenizer.name(),
-            p.target_tokens,
-            p.soft_max_tokens,
-            p.hard_max_tokens,
-            p.min_tokens,
-            describe_overlap(p.overlap),
-            p.description,
-        ));
+/// The engine with the built-in profiles plus `--profile-file`s; a bad file
+/// is a usage error naming it.
+pub fn engine_for(select: &ProfileSelectArgs) -> Result<Engine, OfflineError> {
+    crate::profiles::load_engine(None, &select.profile_files, select.experimental)
+        .map_err(OfflineError::Usage)
+}
+
+/// The engine and the profile `chunk` (and `links`) use: `--profile`, else
+/// the last `--profile-file`'s profile, else the default; checked before any
+/// input is read.
+pub fn engine_and_profile(args: &ChunkArgs) -> Result<(Engine, String), OfflineError> {
+    let engine = engine_for(&args.select)?;
+    let name = match (&args.profile, args.select.profile_files.last()) {
+        (Some(name), _) => name.clone(),
+        (None, Some(file)) => fs::read_to_string(file)
+            .ok()
+            .and_then(|src| crate::profiles::profile_name_in(&src))
+            .unwrap_or_else(|| shared::profile::DEFAULT_PROFILE.to_owned()),
+        (None, None) => shared::profile::DEFAULT_PROFILE.to_owned(),
+    };
+    engine
+        .profile(Some(&name))
+        .map_err(|e| OfflineError::Usage(e.to_string()))?;
+    Ok((engine, name))
+}
+
+/// `--metadata FILE.json`: a JSON object, else a usage error naming the file.
+pub(crate) fn read_metadata(args: &ChunkArgs) -> Result<Option<serde_json::Value>, OfflineError> {
+    let Some(path) = &args.metadata else {
+        return Ok(None);
+    };
+    let shown = path.display();
+    let bytes = fs::read(path)
+        .map_err(|e| OfflineError::Usage(format!("cannot read --metadata {shown}: {e}")))?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| OfflineError::Usage(format!("--metadata {shown} is not valid JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(OfflineError::Usage(format!(
+            "--metadata {shown} must hold a JSON object"
+        )));
     }
-    deliver(
-        stdout
-            .write_all(listing.as_bytes())
-            .and_then(|()| stdout.flush()),
-    )?;
-    Ok(Summary {
-        succeeded: profiles.names().len(),
-        failed: 0,
-    })
+    Ok(Some(value))
 }
 
 /// The usage checks that need the input list: something to do, and the
@@ -272,6 +277,7 @@ fn check_inputs(args: &ChunkArgs, inputs: &[Input]) -> Result<(), OfflineError> 
             ("--document-id", args.document_id.is_some()),
             ("--source-version", args.source_version.is_some()),
             ("--title", args.title.is_some()),
+            ("--metadata", args.metadata.is_some()),
         ];
         let used: Vec<_> = per_document
             .iter()
@@ -292,11 +298,20 @@ fn check_inputs(args: &ChunkArgs, inputs: &[Input]) -> Result<(), OfflineError> 
 
 /// Reads and chunks one file. Nothing is written yet: a file that fails
 /// leaves no output.
-fn chunk_file(engine: &Engine, args: &ChunkArgs, path: &Path) -> Result<Vec<Chunk>, FileFailure> {
+fn chunk_file(
+    engine: &Engine,
+    profile: &str,
+    args: &ChunkArgs,
+    metadata: Option<&serde_json::Value>,
+    path: &Path,
+) -> Result<Vec<Chunk>, FileFailure> {
     let markdown = fs::read(path).map_err(|e| FileFailure::source_unavailable(path, &e))?;
-    let meta = document_meta(args, path, &markdown);
+    let mut meta = document_meta(args, path, &markdown);
+    if let Some(m) = metadata {
+        with_metadata(&mut meta, m);
+    }
     let doc = engine
-        .chunk(&markdown, &meta, Some(&args.profile))
+        .chunk(&markdown, &meta, Some(profile))
         .map_err(|e| FileFailure::chunking(path, &e))?;
     Ok(doc.chunks)
 }
@@ -327,7 +342,26 @@ pub fn document_meta(args: &ChunkArgs, path: &Path, markdown: &[u8]) -> Document
         title: args.title.clone(),
         source_url: None,
         file_path: Some(path.display().to_string()),
+        metadata: None,
     }
+}
+
+/// Applies a metadata object as the worker applies a message's: carried onto
+/// every chunk; its title and source URL used where no flag gave one.
+pub fn with_metadata(meta: &mut DocumentMeta, metadata: &serde_json::Value) {
+    let text = |key: &str| {
+        metadata
+            .get(key)
+            .and_then(|v| v.as_str())
+            .map(str::to_owned)
+    };
+    if meta.title.is_none() {
+        meta.title = text("title");
+    }
+    if meta.source_url.is_none() {
+        meta.source_url = text("source_url");
+    }
+    meta.metadata = DocumentMeta::carried_metadata(metadata);
 }
 
 /// `sha256:` + the first 16 hex digits of the sha256 of the file's bytes:
@@ -342,18 +376,6 @@ fn file_stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())
-}
-
-fn describe_overlap(overlap: Overlap) -> String {
-    match overlap {
-        Overlap::None => "none".to_owned(),
-        Overlap::Tokens {
-            tokens,
-            sentence_aligned: true,
-        } => format!("{tokens} tokens, sentence-aligned"),
-        Overlap::Tokens { tokens, .. } => format!("{tokens} tokens"),
-        Overlap::Sentences(n) => format!("{n} sentences"),
-    }
 }
 
 /// A bar on stderr only when asked for and there is more than one file: a
@@ -378,7 +400,9 @@ mod tests {
 
     fn args(paths: &[&str]) -> ChunkArgs {
         ChunkArgs {
-            profile: "spec-v1".into(),
+            profile: Some("spec-v1".into()),
+            select: ProfileSelectArgs::default(),
+            metadata: None,
             tenant: DEFAULT_TENANT.into(),
             document_id: None,
             source_version: None,
@@ -478,7 +502,7 @@ mod tests {
     #[test]
     fn unknown_profile_is_a_usage_error_listing_the_valid_ones() {
         let mut a = args(&["never-read.md"]);
-        a.profile = "nope".into();
+        a.profile = Some("nope".into());
         let result = chunk(&a, Progress::Hidden, Vec::new(), Vec::new());
         match result {
             Err(e @ OfflineError::Usage(_)) => {
@@ -498,26 +522,5 @@ mod tests {
             matches!(&result, Err(OfflineError::Usage(m)) if m.contains("--document-id")),
             "{result:?}"
         );
-    }
-
-    #[test]
-    fn profiles_lists_every_profile_with_its_budgets() -> Result<(), OfflineError> {
-        let mut out = Vec::new();
-        list_profiles(&mut out)?;
-        let out = String::from_utf8_lossy(&out);
-        let first = out.lines().next().unwrap_or_default();
-        assert!(first.starts_with("spec-v1 "), "{out}");
-        assert!(
-            first.contains("tokenizer=cl100k_base target=350 soft_max=450 hard_max=520 min=0")
-                && first.ends_with("(default)"),
-            "{first}"
-        );
-        let engine = Engine::builtin().map_err(OfflineError::Engine)?;
-        assert_eq!(
-            out.lines().count(),
-            engine.profiles().names().len(),
-            "{out}"
-        );
-        Ok(())
     }
 }

@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use backon::{ExponentialBuilder, Retryable};
-use shared::strategy::{Engine, Registry};
 use sqlx::PgPool;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -39,7 +38,7 @@ impl Application {
     pub async fn build(settings: Settings) -> anyhow::Result<Self> {
         prepare_database(&settings).await?;
         let pool = store::pool(&settings.database);
-        let engine = Engine::builtin().context("building the chunking engine")?;
+        let engine = Arc::clone(&settings.chunking.engine);
         let listener = TcpListener::bind(settings.http_addr)
             .await
             .with_context(|| format!("binding http.addr {}", settings.http_addr))?;
@@ -52,8 +51,7 @@ impl Application {
             topology: Topology::new(settings.topology_prefix.clone()),
             settings,
             pool,
-            engine: Arc::new(engine),
-            registry: Registry::builtin(),
+            engine,
             health: Arc::new(Health::default()),
             metrics,
             outbox: crate::outbox::Committed::default(),

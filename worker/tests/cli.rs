@@ -493,13 +493,17 @@ fn profiles_lists_the_budgets_one_profile_per_line() {
     let text = stdout(&out);
     let spec = text.lines().find(|l| l.starts_with("spec-v1 ")).unwrap();
     assert!(
-        spec.contains("tokenizer=cl100k_base")
+        spec.contains("strategy=structural")
+            && spec.contains("tokenizer=cl100k_base")
             && spec.contains("target=350")
-            && spec.contains("soft_max=450")
+            && spec.contains("soft_max_tokens=450")
             && spec.contains("hard_max=520")
             && spec.contains("overlap="),
         "{text}"
     );
+    for name in ["recursive-v1 ", "token-v1 ", "markdown-v1 "] {
+        assert!(text.lines().any(|l| l.starts_with(name)), "{name}: {text}");
+    }
     assert!(
         text.lines().any(|l| l.starts_with("enterprise-v1 ")),
         "{text}"

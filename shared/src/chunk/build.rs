@@ -2,11 +2,35 @@
 //! paths, breadcrumbs and ids (SPEC 3.5).
 
 use crate::chunk::piece::{Piece, Prefix};
-use crate::chunk::profile::{BreadcrumbMode, Profile};
 use crate::chunk::record::{Chunk, ChunkType, DocumentMeta};
 use crate::ids::{canonical_text, chunk_id, content_hash, unclosed_fence, IdInput};
-use crate::markdown::CharIndex;
+use crate::markdown::{Block, BlockKind, CharIndex};
+use crate::profile::{BreadcrumbMode, Profile};
+use crate::strategy::ChunkInput;
 use crate::tokens::{DocumentTokens, TokenCounter};
+
+/// The document's title for breadcrumbs (seed 002 `fileTitle`): the
+/// metadata title, else the first non-empty H1, else the file name without
+/// its extension.
+pub(crate) fn document_title(meta: &DocumentMeta, blocks: &[Block]) -> Option<String> {
+    let non_empty = |t: &&String| !t.trim().is_empty();
+    meta.title
+        .as_ref()
+        .filter(non_empty)
+        .cloned()
+        .or_else(|| {
+            blocks
+                .iter()
+                .find(|b| b.kind == BlockKind::Heading { level: 1 } && !b.heading_text.is_empty())
+                .map(|b| b.heading_text.clone())
+        })
+        .or_else(|| {
+            let path = meta.file_path.as_deref()?;
+            let name = path.rsplit(['/', '\\']).next()?;
+            let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+            (!stem.is_empty()).then(|| stem.to_owned())
+        })
+}
 
 /// Everything record building needs besides the pieces.
 #[derive(Debug)]
@@ -17,10 +41,27 @@ pub(crate) struct BuildContext<'a> {
     pub profile: &'a Profile,
     /// Caller's metadata.
     pub meta: &'a DocumentMeta,
-    /// `name:version` of the strategy.
-    pub chunker_version: String,
+    /// Chunks below this many tokens (and below 64) get the full breadcrumb.
+    pub min_tokens: usize,
     /// Document title for breadcrumbs (metadata title, else first H1).
     pub title: Option<String>,
+    /// Close a code fence a chunk opens but does not close (structural);
+    /// strategies whose chunks are plain slices (recursive) leave it open.
+    pub close_fences: bool,
+}
+
+impl<'a> BuildContext<'a> {
+    /// The context for `input`, closing fences.
+    pub fn new(input: &ChunkInput<'a>, min_tokens: usize, title: Option<String>) -> Self {
+        Self {
+            tokens: input.tokens,
+            profile: input.profile,
+            meta: input.meta,
+            min_tokens,
+            title,
+            close_fences: true,
+        }
+    }
 }
 
 /// Builds the records, in order, with ordinals 0..n-1.
@@ -44,7 +85,7 @@ pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Ch
             let mut chunk_text = format!("{prefix}{own}{suffix}");
             // A split that had to cut through a fence nested in a list item
             // or HTML block closes it, so every chunk stays valid Markdown.
-            if let Some(close) = unclosed_fence(&chunk_text) {
+            if let Some(close) = unclosed_fence(&chunk_text).filter(|_| ctx.close_fences) {
                 suffix.push('\n');
                 suffix.push_str(&close);
                 chunk_text.push('\n');
@@ -99,10 +140,11 @@ pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Ch
                 block_start_idx: to_u32(piece.blocks.0),
                 block_end_idx: to_u32(piece.blocks.1),
                 profile: ctx.profile.name.clone(),
-                chunker_version: ctx.chunker_version.clone(),
+                chunker_version: ctx.profile.chunker_version.clone(),
                 tokenizer: ctx.profile.tokenizer.name().to_owned(),
                 source_url: ctx.meta.source_url.clone(),
                 file_path: ctx.meta.file_path.clone(),
+                metadata: ctx.meta.metadata.clone(),
             }
         })
         .collect()
@@ -135,7 +177,7 @@ fn embed_text(
         full.push(t);
     }
     full.extend(piece.headings.iter().map(String::as_str));
-    let short = token_count < ctx.profile.min_tokens.max(64);
+    let short = token_count < ctx.min_tokens.max(64);
     let contextless = matches!(
         piece.chunk_type,
         ChunkType::Table | ChunkType::Code | ChunkType::List

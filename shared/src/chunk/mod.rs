@@ -1,11 +1,14 @@
-//! From blocks to chunks: profiles, packing, oversize splitting, overlap,
-//! record building and the validation checklist.
+//! The toolkit every strategy shares: planned pieces ([`piece`]), splitting
+//! of oversized units at sentences, token windows, table rows (header
+//! repeated) and code lines (re-fenced) ([`split`]), spans and heading paths
+//! of arbitrary ranges ([`span`]), overlap copied from the preceding text
+//! ([`span::chunks_from_spans`]), record building with ids and breadcrumbs
+//! ([`build`]), the chunk record ([`record`]) and the validation checklist
+//! ([`validate`]).
 
 pub(crate) mod build;
-pub(crate) mod overlap;
-pub(crate) mod pack;
 pub(crate) mod piece;
-pub mod profile;
 pub mod record;
+pub mod span;
 pub(crate) mod split;
 pub mod validate;

@@ -1,5 +1,7 @@
 //! The chunk record (SPEC 3.5) and the document metadata it is built from.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 /// What the caller knows about the document being chunked.
@@ -17,6 +19,42 @@ pub struct DocumentMeta {
     pub source_url: Option<String>,
     /// The file the document came from, if known.
     pub file_path: Option<String>,
+    /// The message's document metadata (seed 004 "metadata preservation"):
+    /// a JSON object of the known keys that were given (title, source_url,
+    /// file_path, space_key, page_id, labels, author, updated_at, page_no),
+    /// carried onto every chunk record. Shared, not copied per chunk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Arc<serde_json::Value>>,
+}
+
+/// The metadata keys carried from a message or `--metadata` file to chunks.
+pub const METADATA_KEYS: [&str; 9] = [
+    "title",
+    "source_url",
+    "file_path",
+    "space_key",
+    "page_id",
+    "labels",
+    "author",
+    "updated_at",
+    "page_no",
+];
+
+impl DocumentMeta {
+    /// The known keys of a metadata object that are present and not null,
+    /// in a stable order; `None` when there are none.
+    pub fn carried_metadata(metadata: &serde_json::Value) -> Option<Arc<serde_json::Value>> {
+        let obj = metadata.as_object()?;
+        let kept: serde_json::Map<String, serde_json::Value> = METADATA_KEYS
+            .iter()
+            .filter_map(|k| {
+                obj.get(*k)
+                    .filter(|v| !v.is_null())
+                    .map(|v| ((*k).to_owned(), v.clone()))
+            })
+            .collect();
+        (!kept.is_empty()).then(|| Arc::new(serde_json::Value::Object(kept)))
+    }
 }
 
 /// The granularity a chunk was produced at (seed 001).
@@ -140,4 +178,7 @@ pub struct Chunk {
     pub source_url: Option<String>,
     /// The document's file path, if any.
     pub file_path: Option<String>,
+    /// The document metadata of the message (absent when none was given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Arc<serde_json::Value>>,
 }

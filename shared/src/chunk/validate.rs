@@ -1,4 +1,6 @@
-//! The SPEC 3.6 validation checklist, run on every output.
+//! The SPEC 3.6 validation checklist, run on every output: the universal
+//! rules every strategy keeps (SPEC 3.8), then the rules the profile's
+//! strategy declares for itself ([`Rules`]).
 //!
 //! It re-derives what it needs from the normalized document and its blocks
 //! (ids, spans, Markdown validity of every chunk text) instead of trusting
@@ -9,12 +11,13 @@
 
 use pulldown_cmark::{Event, Parser, Tag};
 
-use crate::chunk::profile::Profile;
 use crate::chunk::record::{Chunk, ChunkType};
 use crate::error::ChunkError;
 use crate::ids::{canonical_text, chunk_id, unclosed_fence, IdInput};
 use crate::markdown::{Block, BlockKind, CharIndex};
 use crate::normalize::{parser_options, NormalizedDocument};
+use crate::profile::Profile;
+use crate::strategy::{PrefixRule, Rules};
 
 /// At most this many violations are reported: enough to diagnose, bounded
 /// so that a pathological document cannot produce a huge error.
@@ -29,6 +32,8 @@ pub fn validate(
     profile: &Profile,
 ) -> Result<(), ChunkError> {
     let text = doc.text.as_str();
+    let rules = profile.rules();
+    let hard_max = profile.hard_max_tokens();
     let mut v = Violations::default();
     let chars = CharIndex::new(text);
     let mut seen_ids = std::collections::HashSet::new();
@@ -46,16 +51,16 @@ pub fn validate(
                 c.ordinal
             ));
         }
-        if c.token_count as usize > profile.hard_max_tokens {
+        if c.token_count as usize > hard_max {
             v.push(format!(
-                "{at}: {} tokens, over the hard max {}",
-                c.token_count, profile.hard_max_tokens
+                "{at}: {} tokens, over the hard max {hard_max}",
+                c.token_count
             ));
         }
         if c.chunk_text.trim().is_empty() {
             v.push(format!("{at}: empty chunk text"));
         }
-        check_span(text, c, &chars, &at, &mut v);
+        check_span(text, c, &chars, rules.prefixes, &at, &mut v);
         if let Some(prev) = i.checked_sub(1).and_then(|p| chunks.get(p)) {
             if prev.byte_end > c.byte_start {
                 v.push(format!(
@@ -86,11 +91,15 @@ pub fn validate(
         if expected != c.chunk_id {
             v.push(format!("{at}: chunk id does not match the id formula"));
         }
-        check_markdown(c, &at, &mut v);
-        check_heading_path(blocks, first_heading, c, &at, &mut v);
-        check_min(text, blocks, chunks, i, profile, &at, &mut v);
+        check_markdown(c, &rules, &at, &mut v);
+        if rules.headings_path {
+            check_heading_path(blocks, first_heading, c, &at, &mut v);
+        }
+        if let Some(min) = rules.min_tokens.filter(|&m| m > 0) {
+            check_min(text, blocks, chunks, i, min, &at, &mut v);
+        }
     }
-    check_nothing_lost(text, blocks, chunks, &mut v);
+    check_nothing_lost(text, blocks, chunks, &rules, &mut v);
     v.into_result()
 }
 
@@ -118,8 +127,15 @@ impl Violations {
 }
 
 /// `chunk_text == prefix + normalized[own] + suffix`, offsets consistent,
-/// and prefix/suffix only where the chunk type allows them.
-fn check_span(text: &str, c: &Chunk, chars: &CharIndex<'_>, at: &str, v: &mut Violations) {
+/// and prefix/suffix only where the strategy's prefix rule allows them.
+fn check_span(
+    text: &str,
+    c: &Chunk,
+    chars: &CharIndex<'_>,
+    rule: PrefixRule,
+    at: &str,
+    v: &mut Violations,
+) {
     let (bs, be) = (c.byte_start as usize, c.byte_end as usize);
     if bs >= be || be > text.len() || !text.is_char_boundary(bs) || !text.is_char_boundary(be) {
         v.push(format!("{at}: own span is empty or not on char boundaries"));
@@ -151,6 +167,18 @@ fn check_span(text: &str, c: &Chunk, chars: &CharIndex<'_>, at: &str, v: &mut Vi
     }
     let prefix = &c.chunk_text[..prefix_len.min(c.chunk_text.len())];
     let suffix = &c.chunk_text[c.chunk_text.len().saturating_sub(suffix_len)..];
+    let preceding = prefix_len == 0 || text[..bs].ends_with(prefix);
+    if rule == PrefixRule::PrecedingText {
+        if !preceding {
+            v.push(format!(
+                "{at}: overlap prefix is not the text before the own span"
+            ));
+        }
+        if suffix_len > 0 {
+            v.push(format!("{at}: carries a suffix its strategy never adds"));
+        }
+        return;
+    }
     if suffix_len > 0
         && !(suffix.starts_with('\n') && suffix.trim().bytes().all(|b| b == b'`' || b == b'~'))
     {
@@ -161,13 +189,9 @@ fn check_span(text: &str, c: &Chunk, chars: &CharIndex<'_>, at: &str, v: &mut Vi
             "{at}: {} chunk carries a prefix",
             c.chunk_type.as_str()
         )),
-        ChunkType::Paragraph | ChunkType::Mixed
-            if prefix_len > 0 && !text[..bs].ends_with(prefix) =>
-        {
-            v.push(format!(
-                "{at}: overlap prefix is not the text before the own span"
-            ))
-        }
+        ChunkType::Paragraph | ChunkType::Mixed if !preceding => v.push(format!(
+            "{at}: overlap prefix is not the text before the own span"
+        )),
         _ => {}
     }
 }
@@ -175,11 +199,11 @@ fn check_span(text: &str, c: &Chunk, chars: &CharIndex<'_>, at: &str, v: &mut Vi
 /// No chunk opens a code fence it does not close (fences as SPEC 3.5 reads
 /// them for canonical text); a table chunk's text is a table from its header
 /// row (after any leading heading lines).
-fn check_markdown(c: &Chunk, at: &str, v: &mut Violations) {
-    if unclosed_fence(&c.chunk_text).is_some() {
+fn check_markdown(c: &Chunk, rules: &Rules, at: &str, v: &mut Violations) {
+    if rules.fences_closed && unclosed_fence(&c.chunk_text).is_some() {
         v.push(format!("{at}: chunk opens a code fence it does not close"));
     }
-    if c.chunk_type != ChunkType::Table {
+    if !rules.table_header || c.chunk_type != ChunkType::Table {
         return;
     }
     let mut depth = 0usize;
@@ -219,16 +243,18 @@ fn check_heading_path(
     let first_touching = blocks.partition_point(|b| b.range.end <= start);
     let first_content = blocks[first_touching..]
         .iter()
+        .take_while(|b| b.range.start < end)
         .find(|b| b.kind.is_content())
         .map_or(start, |b| b.range.start);
     let under_heading = first_heading < first_content;
-    let first_inside = blocks.partition_point(|b| b.range.start < start);
-    let inside = blocks[first_inside..]
+    // Every block the chunk touches (thematic breaks aside) is a heading.
+    let mut touching = blocks[first_touching..]
         .iter()
-        .take_while(|b| b.range.end <= end);
-    let mut inside = inside.peekable();
+        .take_while(|b| b.range.start < end)
+        .filter(|b| b.kind != BlockKind::ThematicBreak)
+        .peekable();
     let only_headings =
-        inside.peek().is_some() && inside.all(|b| matches!(b.kind, BlockKind::Heading { .. }));
+        touching.peek().is_some() && touching.all(|b| matches!(b.kind, BlockKind::Heading { .. }));
     if (under_heading || only_headings) && c.headings_path.is_empty() {
         v.push(format!("{at}: under a heading but headings_path is empty"));
     }
@@ -244,12 +270,12 @@ fn check_min(
     blocks: &[Block],
     chunks: &[Chunk],
     i: usize,
-    profile: &Profile,
+    min_tokens: usize,
     at: &str,
     v: &mut Violations,
 ) {
     let c = &chunks[i];
-    if (c.token_count as usize) >= profile.min_tokens || chunks.len() == 1 {
+    if (c.token_count as usize) >= min_tokens || chunks.len() == 1 {
         return;
     }
     if !matches!(c.chunk_type, ChunkType::Paragraph | ChunkType::Mixed) {
@@ -302,8 +328,8 @@ fn check_min(
         next.headings_path != c.headings_path || next_opens_section || starts_with_heading(next);
     if !(next_structural || new_section || broken_by_rule || ends_with_list || headings_only) {
         v.push(format!(
-            "{at}: {} tokens, below the minimum {} in the middle of a section",
-            c.token_count, profile.min_tokens
+            "{at}: {} tokens, below the minimum {min_tokens} in the middle of a section",
+            c.token_count
         ));
     }
 }
@@ -322,8 +348,15 @@ fn starts_with_heading(c: &Chunk) -> bool {
 }
 
 /// Every non-whitespace character outside thematic breaks and front matter
-/// lies in some chunk's own span.
-fn check_nothing_lost(text: &str, blocks: &[Block], chunks: &[Chunk], v: &mut Violations) {
+/// (and headings, where the strategy carries them as metadata) lies in some
+/// chunk's own span.
+fn check_nothing_lost(
+    text: &str,
+    blocks: &[Block],
+    chunks: &[Chunk],
+    rules: &Rules,
+    v: &mut Violations,
+) {
     let mut spans: Vec<(usize, usize)> = chunks
         .iter()
         .map(|c| (c.byte_start as usize, c.byte_end as usize))
@@ -331,7 +364,11 @@ fn check_nothing_lost(text: &str, blocks: &[Block], chunks: &[Chunk], v: &mut Vi
     spans.extend(
         blocks
             .iter()
-            .filter(|b| matches!(b.kind, BlockKind::ThematicBreak | BlockKind::FrontMatter))
+            .filter(|b| match b.kind {
+                BlockKind::ThematicBreak | BlockKind::FrontMatter => true,
+                BlockKind::Heading { .. } => rules.headings_as_metadata,
+                _ => false,
+            })
             .map(|b| (b.range.start, b.range.end)),
     );
     spans.sort_unstable();

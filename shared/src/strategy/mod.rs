@@ -1,191 +1,205 @@
-//! Chunking strategies behind one [`Chunker`] trait, and the [`Registry`]
-//! that maps a profile's `strategy` name to its implementation.
+//! Chunking strategies: the [`Strategy`] trait (a named, versioned factory
+//! that reads a profile's `[params]`), the configured [`Chunker`] it returns,
+//! and the [`Registry`] of strategies by name.
 //!
-//! [`Engine`] is the library's front door: bytes + metadata + profile name in,
-//! normalized document + validated chunks out.
+//! Each strategy lives in its own folder and ships its built-in profiles
+//! there (`<strategy>/profiles/*.toml`). Adding one touches that folder and
+//! one line of [`Registry::builtin`]; see ARCHITECTURE.md "Adding a strategy".
+//!
+//! What strategies share (sentence spans, exact token ranges and windows,
+//! table and code splitting, overlap copied from the preceding text, record
+//! building, validation) is the toolkit in [`crate::chunk`].
 
-mod structural;
+pub mod markdown_headers;
+pub mod params;
+pub mod recursive;
+pub mod structural;
+pub mod token;
 
-use std::collections::BTreeMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Arc;
 
-use crate::chunk::profile::{Profile, ProfileSet, DEFAULT_PROFILE};
 use crate::chunk::record::{Chunk, DocumentMeta};
-use crate::chunk::validate::validate;
 use crate::error::ChunkError;
-use crate::markdown::{parse_blocks, Block};
-use crate::normalize::{normalize, NormalizedDocument};
-use crate::tokens::{DocumentTokens, PieceCache, TokenizerKind};
+use crate::markdown::Block;
+use crate::normalize::NormalizedDocument;
+use crate::profile::Profile;
+use crate::tokens::DocumentTokens;
 
+pub use markdown_headers::MarkdownHeaders;
+pub use params::{ParamError, Params};
+pub use recursive::Recursive;
 pub use structural::Structural;
+pub use token::Token;
 
-/// A chunking strategy: a pure function from a normalized document to chunks.
-pub trait Chunker: Send + Sync + std::fmt::Debug {
-    /// Registry name (`structural`).
+/// A chunking strategy as the registry holds it: a name, a version and a
+/// parser of parameters.
+pub trait Strategy: Send + Sync + std::fmt::Debug {
+    /// Registry name (`structural`), what a profile's `strategy` names.
     fn name(&self) -> &'static str;
-    /// Implementation version; `chunker_version` is `name:version`.
+    /// Implementation version; `chunker_version` is `name:version`. Bump it
+    /// whenever the output for some input changes.
     fn version(&self) -> &'static str;
-    /// Chunks `doc` under `profile`. The caller analyses the document once
-    /// and passes the results: `blocks` (its top-level Markdown blocks) and
-    /// `tokens` (its token counts in the profile's tokenizer). The result is
-    /// validated by the caller.
-    fn chunk(
-        &self,
-        doc: &NormalizedDocument,
-        blocks: &[Block],
-        tokens: &DocumentTokens<'_>,
-        meta: &DocumentMeta,
-        profile: &Profile,
-    ) -> Result<Vec<Chunk>, ChunkError>;
+    /// One line for listings.
+    fn summary(&self) -> &'static str;
+    /// Experimental strategies (seed 001) are usable only when the caller
+    /// enables them (`experimental.enabled = true`, CLI `--experimental`).
+    fn experimental(&self) -> bool {
+        false
+    }
+    /// The keys `[params]` may hold (for the unknown-key message).
+    fn param_keys(&self) -> &'static [&'static str];
+    /// The TOML sources of the profiles this strategy ships, compiled in.
+    fn builtin_profiles(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Reads and checks the parameters: every key read through `params` (an
+    /// unread key is reported as unknown afterwards), ranges checked, each
+    /// error naming the key, the value and what is valid.
+    fn configure(&self, params: &Params<'_>) -> Result<Arc<dyn Chunker>, ParamError>;
 }
 
-/// Strategies by name.
-#[derive(Debug)]
+/// Sizes a configured chunker keeps, for listings, metrics and validation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// What chunks aim at.
+    pub target_tokens: usize,
+    /// No chunk is ever larger (tokens of `chunk_text`).
+    pub hard_max_tokens: usize,
+    /// The smallest size the strategy aims to keep (0: none).
+    pub min_tokens: usize,
+    /// Overlap in tokens (0: none; an upper bound where it is in sentences).
+    pub overlap_tokens: usize,
+}
+
+/// What a chunk's prefix may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrefixRule {
+    /// SPEC 3.5 by chunk type: lists and quotes none, prose only the text
+    /// right before the own span, a table its header rows, code a re-opened
+    /// fence; a suffix only closes a fence.
+    Typed,
+    /// Only overlap: the document text right before the own span; no suffix.
+    PrecedingText,
+}
+
+/// The validation rules a strategy declares on top of the universal ones
+/// (SPEC 3.6 / 3.8). The universal ones always apply: hard max, no empty
+/// chunk, contiguous ordinals, `chunk_text == prefix + own span + suffix`,
+/// own spans increasing, nothing lost outside front matter and thematic
+/// breaks, ids recomputed equal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    /// What prefixes and suffixes may hold.
+    pub prefixes: PrefixRule,
+    /// No chunk opens a code fence it does not close.
+    pub fences_closed: bool,
+    /// A table chunk starts with its header row.
+    pub table_header: bool,
+    /// A chunk under a heading has a headings path.
+    pub headings_path: bool,
+    /// Seed 003's minimum: below-min chunks only where a boundary forces them.
+    pub min_tokens: Option<usize>,
+    /// Heading lines may be left out of every own span (`strip_headers`):
+    /// they travel as metadata instead.
+    pub headings_as_metadata: bool,
+}
+
+impl Rules {
+    /// Only the universal rules, overlap as the only prefix.
+    pub const UNIVERSAL: Rules = Rules {
+        prefixes: PrefixRule::PrecedingText,
+        fences_closed: false,
+        table_header: false,
+        headings_path: true,
+        min_tokens: None,
+        headings_as_metadata: false,
+    };
+}
+
+/// Everything a chunker gets for one document, analysed once by the engine.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkInput<'a> {
+    /// The normalized document all offsets refer to.
+    pub doc: &'a NormalizedDocument,
+    /// Its top-level Markdown blocks.
+    pub blocks: &'a [Block],
+    /// Its token counts in the profile's tokenizer.
+    pub tokens: &'a DocumentTokens<'a>,
+    /// The caller's metadata.
+    pub meta: &'a DocumentMeta,
+    /// The profile being applied (common settings, chunker version).
+    pub profile: &'a Profile,
+}
+
+/// A strategy configured by one profile's parameters: a pure function from
+/// an analysed document to chunks. The engine validates what it returns.
+pub trait Chunker: Send + Sync + std::fmt::Debug {
+    /// The sizes it keeps.
+    fn limits(&self) -> Limits;
+    /// The rules its output keeps beyond the universal ones.
+    fn rules(&self) -> Rules;
+    /// The effective parameters, every default spelled out; configuring the
+    /// strategy with them gives the same chunker.
+    fn params(&self) -> toml::Table;
+    /// Chunks one document.
+    fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError>;
+    /// For tests and tools that need the concrete parameters.
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// Strategies by name, in registration order.
+#[derive(Debug, Clone, Default)]
 pub struct Registry {
-    chunkers: BTreeMap<&'static str, Box<dyn Chunker>>,
+    strategies: Vec<Arc<dyn Strategy>>,
 }
 
 impl Registry {
-    /// The built-in strategies.
+    /// No strategies: for programs that register only their own.
+    pub fn empty() -> Self {
+        Self::default()
+    }
+
+    /// The built-in strategies. One line per strategy.
     pub fn builtin() -> Self {
-        let mut r = Self {
-            chunkers: BTreeMap::new(),
-        };
-        r.register(Box::new(Structural));
+        let mut r = Self::empty();
+        r.register(Structural);
+        r.register(Recursive);
+        r.register(Token);
+        r.register(MarkdownHeaders);
         r
     }
 
-    /// Adds (or replaces) a strategy under its name.
-    pub fn register(&mut self, chunker: Box<dyn Chunker>) {
-        self.chunkers.insert(chunker.name(), chunker);
-    }
-
-    /// The strategy a profile names.
-    pub fn for_profile(&self, profile: &Profile) -> Result<&dyn Chunker, ChunkError> {
-        self.chunkers
-            .get(profile.strategy.as_str())
-            .map(|c| c.as_ref())
-            .ok_or_else(|| ChunkError::UnknownStrategy {
-                profile: profile.name.clone(),
-                strategy: profile.strategy.clone(),
-                valid: self.chunkers.keys().map(|k| k.to_string()).collect(),
-            })
-    }
-}
-
-/// The result of chunking one document.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChunkedDocument {
-    /// The normalized document all offsets refer to.
-    pub normalized: String,
-    /// Validated chunks in ordinal order.
-    pub chunks: Vec<Chunk>,
-}
-
-/// Profiles + strategies: everything needed to chunk documents.
-///
-/// An engine is shared by all threads that chunk (`Arc<Engine>`); it keeps a
-/// small pool of [`PieceCache`]s so that counting a document reuses the
-/// piece counts of earlier documents.
-#[derive(Debug)]
-pub struct Engine {
-    profiles: ProfileSet,
-    registry: Registry,
-    // A std Mutex: held only to pop or push a cache, never across chunking,
-    // so threads never wait on each other's work.
-    caches: Mutex<Vec<PieceCache>>,
-}
-
-impl Engine {
-    /// The built-in profiles and strategies.
-    pub fn builtin() -> Result<Self, ChunkError> {
-        let engine = Self {
-            profiles: ProfileSet::builtin()?,
-            registry: Registry::builtin(),
-            caches: Mutex::new(Vec::new()),
-        };
-        // Every profile must name a registered strategy: checked once, here.
-        for p in engine.profiles.iter() {
-            engine.registry.for_profile(p)?;
-        }
-        Ok(engine)
-    }
-
-    /// The profiles this engine knows.
-    pub fn profiles(&self) -> &ProfileSet {
-        &self.profiles
-    }
-
-    /// Resolves a profile name (`None` = the default `spec-v1`).
-    pub fn profile(&self, name: Option<&str>) -> Result<&Profile, ChunkError> {
-        self.profiles.get(name.unwrap_or(DEFAULT_PROFILE))
-    }
-
-    /// Normalizes `markdown` and chunks it under the named profile, then
-    /// validates the result against the SPEC 3.6 checklist.
-    pub fn chunk(
-        &self,
-        markdown: &[u8],
-        meta: &DocumentMeta,
-        profile: Option<&str>,
-    ) -> Result<ChunkedDocument, ChunkError> {
-        let profile = self.profile(profile)?;
-        let doc = normalize(markdown)?;
-        let kind = profile.tokenizer;
-        let mut cache = self.take_cache(kind);
-        let tokens = DocumentTokens::with_cache(kind.counter(), &doc.text, &mut cache);
-        self.put_cache(cache);
-        let chunks = chunk_with_tokens(&self.registry, &doc, &tokens, meta, profile)?;
-        drop(tokens);
-        // The normalized text moves into the result: a large document is
-        // never held twice.
-        Ok(ChunkedDocument {
-            normalized: doc.text,
-            chunks,
-        })
-    }
-
-    fn take_cache(&self, kind: TokenizerKind) -> PieceCache {
-        let mut pool = self.caches.lock().unwrap_or_else(PoisonError::into_inner);
-        match pool.iter().position(|c| c.kind() == kind) {
-            Some(i) => pool.swap_remove(i),
-            None => PieceCache::new(kind),
+    /// Adds a strategy, replacing one of the same name.
+    pub fn register(&mut self, strategy: impl Strategy + 'static) {
+        let strategy: Arc<dyn Strategy> = Arc::new(strategy);
+        match self
+            .strategies
+            .iter_mut()
+            .find(|s| s.name() == strategy.name())
+        {
+            Some(slot) => *slot = strategy,
+            None => self.strategies.push(strategy),
         }
     }
 
-    fn put_cache(&self, cache: PieceCache) {
-        self.caches
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(cache);
+    /// The strategy called `name`.
+    pub fn get(&self, name: &str) -> Option<&dyn Strategy> {
+        self.strategies
+            .iter()
+            .find(|s| s.name() == name)
+            .map(|s| s.as_ref())
     }
-}
 
-/// Chunks an already normalized document and validates the result.
-pub fn chunk_document(
-    registry: &Registry,
-    doc: &NormalizedDocument,
-    meta: &DocumentMeta,
-    profile: &Profile,
-) -> Result<ChunkedDocument, ChunkError> {
-    let tokens = DocumentTokens::new(profile.tokenizer.counter(), &doc.text);
-    let chunks = chunk_with_tokens(registry, doc, &tokens, meta, profile)?;
-    Ok(ChunkedDocument {
-        normalized: doc.text.clone(),
-        chunks,
-    })
-}
+    /// Every registered name, in registration order.
+    pub fn names(&self) -> Vec<String> {
+        self.strategies
+            .iter()
+            .map(|s| s.name().to_owned())
+            .collect()
+    }
 
-fn chunk_with_tokens(
-    registry: &Registry,
-    doc: &NormalizedDocument,
-    tokens: &DocumentTokens<'_>,
-    meta: &DocumentMeta,
-    profile: &Profile,
-) -> Result<Vec<Chunk>, ChunkError> {
-    let chunker = registry.for_profile(profile)?;
-    let blocks = parse_blocks(&doc.text);
-    let chunks = chunker.chunk(doc, &blocks, tokens, meta, profile)?;
-    validate(doc, &blocks, &chunks, profile)?;
-    Ok(chunks)
+    /// Every strategy, in registration order.
+    pub fn iter(&self) -> impl Iterator<Item = &dyn Strategy> {
+        self.strategies.iter().map(|s| s.as_ref())
+    }
 }

@@ -522,6 +522,27 @@ impl<'a> DocumentTokens<'a> {
         }
     }
 
+    /// The end of the longest prefix of `text[start..end]` with at most
+    /// `max_tokens` tokens (`end` when all of it fits), cut as
+    /// [`DocumentTokens::cut_points`] cuts: at a piece boundary (a word start)
+    /// when one fits, else inside the first piece; always past `start` when
+    /// `start < end`.
+    pub fn window_end(&self, start: usize, end: usize, max_tokens: usize) -> usize {
+        if start >= end || !self.exceeds(start..end, max_tokens) {
+            return end;
+        }
+        self.part_end(start, end, max_tokens).min(end)
+    }
+
+    /// The first piece boundary (word start) at or after `offset`, at most
+    /// `end`.
+    pub fn piece_boundary_at_or_after(&self, offset: usize, end: usize) -> usize {
+        match &self.index {
+            Some(index) => index.boundary_at_or_after(offset).min(end),
+            None => ceil_char_boundary(self.text, offset).min(end),
+        }
+    }
+
     /// The smallest start `p >= floor` such that `text[p..end]` has at most
     /// `tokens` tokens, on a char boundary.
     ///

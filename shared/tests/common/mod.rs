@@ -13,13 +13,28 @@
 use std::fmt::Write as _;
 
 use sha2::{Digest, Sha256};
-use shared::chunk::profile::IdFormula;
-use shared::strategy::Engine;
+use shared::profile::IdFormula;
 use shared::tokens::TokenizerKind;
+use shared::Engine;
 use shared::{Chunk, ChunkType, DocumentMeta, Profile};
 
 /// The three built-in structural profiles.
 pub const PROFILES: [&str; 3] = ["spec-v1", "enterprise-v1", "docs-v1"];
+
+/// Every built-in profile (the contract suite runs them all).
+pub fn all_profiles() -> Vec<&'static Profile> {
+    engine().profiles().iter().collect()
+}
+
+/// The level of checks `profile` is held to: structural profiles keep the
+/// structural rules (`full`); every other strategy the universal ones.
+pub fn level_for(profile: &Profile, full: Level) -> Level {
+    if profile.strategy == "structural" {
+        full
+    } else {
+        Level::Universal
+    }
+}
 
 /// At most this many violations are listed in a panic message.
 const SHOWN: usize = 25;
@@ -42,6 +57,7 @@ pub fn meta(tenant: &str, document: &str, version: &str) -> DocumentMeta {
         title: None,
         source_url: None,
         file_path: None,
+        metadata: None,
     }
 }
 
@@ -70,6 +86,10 @@ pub enum Level {
     /// Everything but the heading-path rule, whose simple line reading of
     /// ATX headings odd HTML can fool (arbitrary strings).
     Basic,
+    /// The universal rules every strategy keeps (SPEC 3.8): no structural
+    /// rules (fences closed, typed prefixes, table headers, heading paths);
+    /// a prefix is only the text right before the own span.
+    Universal,
 }
 
 /// Panics with a readable list if any invariant is broken.
@@ -120,10 +140,11 @@ pub fn invariant_violations(
         if c.chunk_text.trim().is_empty() {
             v.push(format!("{at}: empty chunk_text"));
         }
-        if c.token_count as usize > profile.hard_max_tokens {
+        if c.token_count as usize > profile.hard_max_tokens() {
             v.push(format!(
                 "{at}: {} tokens > hard max {}",
-                c.token_count, profile.hard_max_tokens
+                c.token_count,
+                profile.hard_max_tokens()
             ));
         }
         let exact = reference_tokens(profile.tokenizer, &c.chunk_text);
@@ -149,7 +170,10 @@ pub fn invariant_violations(
                 short(&c.chunk_id)
             ));
         }
-        check_fences(&c.chunk_text, &at, &mut v);
+        let typed = level != Level::Universal;
+        if typed {
+            check_fences(&c.chunk_text, &at, &mut v);
+        }
 
         // Own span.
         let (bs, be) = (c.byte_start as usize, c.byte_end as usize);
@@ -205,6 +229,20 @@ pub fn invariant_violations(
                 head(own, 40),
                 head(middle, 40)
             ));
+        }
+        if !typed {
+            if !suffix.is_empty() {
+                v.push(format!(
+                    "{at}: suffix {suffix:?} from a strategy that adds none"
+                ));
+            }
+            if !normalized[..bs].ends_with(prefix) {
+                v.push(format!(
+                    "{at}: overlap prefix {:?} is not the text right before the own span",
+                    head(prefix, 40)
+                ));
+            }
+            continue;
         }
         if !suffix.is_empty() && !is_closing_fence_suffix(suffix) {
             v.push(format!(

@@ -8,12 +8,12 @@ use std::path::Path;
 
 use serde::Serialize;
 use shared::links::{extract_links, Classifier, Link, LinkConfig};
-use shared::strategy::Engine;
+use shared::Engine;
 use shared::ErrorCode;
 
 use super::{
-    check_inputs, collect_inputs, deliver, document_meta, Delivery, FileFailure, OfflineError,
-    Summary,
+    check_inputs, collect_inputs, deliver, document_meta, engine_and_profile, read_metadata,
+    with_metadata, Delivery, FileFailure, OfflineError, Summary,
 };
 use crate::cli::LinksArgs;
 
@@ -36,12 +36,10 @@ pub fn links(
     mut stdout: impl Write,
     mut stderr: impl Write,
 ) -> Result<Summary, OfflineError> {
-    let engine = Engine::builtin().map_err(OfflineError::Engine)?;
-    engine
-        .profile(Some(&args.chunk.profile))
-        .map_err(|e| OfflineError::Usage(e.to_string()))?;
+    let (engine, profile) = engine_and_profile(&args.chunk)?;
     let inputs = collect_inputs(&args.chunk.paths);
     check_inputs(&args.chunk, &inputs)?;
+    let metadata = read_metadata(&args.chunk)?;
     if inputs.len() > 1 && args.source_url.is_some() {
         return Err(OfflineError::Usage(format!(
             "--source-url can only be used with a single input file, but {} were given or found \
@@ -59,7 +57,14 @@ pub fn links(
     for input in &inputs {
         let result = match &input.listing_error {
             Some(e) => Err(FileFailure::source_unavailable(&input.path, e)),
-            None => links_of_file(&engine, args, &classifier, &input.path),
+            None => {
+                let file = FileJob {
+                    profile: &profile,
+                    metadata: metadata.as_ref(),
+                    path: &input.path,
+                };
+                links_of_file(&engine, args, &classifier, &file)
+            }
         };
         match result {
             Ok(jsonl) => {
@@ -79,18 +84,29 @@ pub fn links(
     Ok(summary)
 }
 
+/// One file to process and how.
+struct FileJob<'a> {
+    profile: &'a str,
+    metadata: Option<&'a serde_json::Value>,
+    path: &'a Path,
+}
+
 /// Reads and chunks one file and extracts its links; returns the JSONL lines.
 fn links_of_file(
     engine: &Engine,
     args: &LinksArgs,
     classifier: &Classifier,
-    path: &Path,
+    file: &FileJob<'_>,
 ) -> Result<Vec<u8>, FileFailure> {
+    let path = file.path;
     let markdown = fs::read(path).map_err(|e| FileFailure::source_unavailable(path, &e))?;
     let mut meta = document_meta(&args.chunk, path, &markdown);
     meta.source_url = args.source_url.clone();
+    if let Some(m) = file.metadata {
+        with_metadata(&mut meta, m);
+    }
     let doc = engine
-        .chunk(&markdown, &meta, Some(&args.chunk.profile))
+        .chunk(&markdown, &meta, Some(file.profile))
         .map_err(|e| FileFailure::chunking(path, &e))?;
     let mut jsonl = Vec::new();
     for link in extract_links(&doc.normalized, &doc.chunks, classifier) {

@@ -14,7 +14,7 @@ use shared::contract::{
     ChunkingCompleted, UnchangedChunk, COMPLETED_ROUTING_KEY, COMPLETED_SCHEMA,
 };
 use shared::links::Link;
-use shared::Chunk;
+use shared::{Chunk, DocumentMeta};
 use sqlx::{PgPool, Postgres, Transaction};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -387,6 +387,7 @@ pub async fn store_version_with_links(
         unchanged_chunks,
         correlation_id: v.correlation_id.map(str::to_owned),
         occurred_at: crate::clock::now_rfc3339(),
+        metadata: DocumentMeta::carried_metadata(&v.metadata).map(|m| (*m).clone()),
     };
     let payload = serde_json::to_string(&event).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
     let outbox_id = crate::outbox::enqueue(

@@ -1,83 +1,326 @@
 //! The structural strategy (profiles spec-v1, enterprise-v1, docs-v1):
-//! heading-aware packing of Markdown blocks under token budgets.
+//! heading-aware packing of Markdown blocks under token budgets (SPEC 3.3,
+//! 3.4). It is the reference the other strategies are measured against.
+//!
+//! - `pack.rs`: blocks to planned pieces (headings travel with content,
+//!   tables and code alone, short lists merge, prose packs to the soft max);
+//! - `overlap.rs`: SPEC 3.4 overlap between prose pieces of one section;
+//! - splitting of oversized units and record building come from the toolkit
+//!   ([`crate::chunk`]).
 
-use crate::chunk::build::{build_chunks, BuildContext};
-use crate::chunk::overlap::add_overlap;
-use crate::chunk::pack::pack;
-use crate::chunk::profile::Profile;
-use crate::chunk::record::{Chunk, DocumentMeta};
+mod overlap;
+mod pack;
+
+use std::sync::Arc;
+
+use crate::chunk::build::{build_chunks, document_title, BuildContext};
+use crate::chunk::record::Chunk;
 use crate::error::ChunkError;
-use crate::markdown::{Block, BlockKind};
-use crate::normalize::NormalizedDocument;
-use crate::strategy::Chunker;
-use crate::tokens::DocumentTokens;
+use crate::ids::fence_of;
+use crate::strategy::params::{ParamError, Params, MAX_HARD_MAX, TARGET_TOKENS};
+use crate::strategy::{ChunkInput, Chunker, Limits, PrefixRule, Rules, Strategy};
+use crate::tokens::TokenCounter;
 
-/// The document's title for breadcrumbs (seed 002 `fileTitle`): the
-/// metadata title, else the first non-empty H1, else the file name without
-/// its extension.
-fn document_title(meta: &DocumentMeta, blocks: &[Block]) -> Option<String> {
-    let non_empty = |t: &&String| !t.trim().is_empty();
-    meta.title
-        .as_ref()
-        .filter(non_empty)
-        .cloned()
-        .or_else(|| {
-            blocks
-                .iter()
-                .find(|b| b.kind == BlockKind::Heading { level: 1 } && !b.heading_text.is_empty())
-                .map(|b| b.heading_text.clone())
-        })
-        .or_else(|| {
-            let path = meta.file_path.as_deref()?;
-            let name = path.rsplit(['/', '\\']).next()?;
-            let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
-            (!stem.is_empty()).then(|| stem.to_owned())
-        })
+use overlap::add_overlap;
+use pack::pack;
+
+/// How much of the previous chunk a prose chunk repeats at its start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlap {
+    /// No overlap.
+    None,
+    /// Up to this many tokens; if `sentence_aligned`, starting at a sentence start.
+    Tokens {
+        /// Token budget of the overlap.
+        tokens: usize,
+        /// Start the overlap at a sentence boundary.
+        sentence_aligned: bool,
+    },
+    /// The last `n` sentences of the previous chunk (still within the hard max).
+    Sentences(usize),
 }
 
-/// Tokens kept free under the hard max for a closing fence line (`\n` plus
-/// up to three spaces and a fence: at most four tokens in cl100k/o200k).
+/// The structural strategy's parameters (`[params]` of its profiles).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StructuralParams {
+    /// Packing aims at this size.
+    pub target_tokens: usize,
+    /// Packing stops before passing this (equals the hard max when not set).
+    pub soft_max_tokens: usize,
+    /// Without a soft max (seed 003), a chunk closes once it reaches the
+    /// target: blocks are added "until the target is reached".
+    pub close_at_target: bool,
+    /// No chunk is ever larger.
+    pub hard_max_tokens: usize,
+    /// Chunks below this are allowed only where seed 003 allows them.
+    pub min_tokens: usize,
+    /// Prose overlap policy.
+    pub overlap: Overlap,
+    /// The overlap as written (`percent_of_target = 15`), for printing.
+    overlap_spec: toml::Table,
+}
+
+impl StructuralParams {
+    /// Parameters given in code (tests, embedding programs): no range checks
+    /// beyond consistency of the budgets.
+    pub fn new(
+        target_tokens: usize,
+        soft_max_tokens: Option<usize>,
+        hard_max_tokens: usize,
+        min_tokens: usize,
+        overlap: Overlap,
+    ) -> Self {
+        let mut overlap_spec = toml::Table::new();
+        match overlap {
+            Overlap::None => {}
+            Overlap::Tokens {
+                tokens,
+                sentence_aligned,
+            } => {
+                overlap_spec.insert("tokens".into(), (tokens as i64).into());
+                overlap_spec.insert("sentence_aligned".into(), sentence_aligned.into());
+            }
+            Overlap::Sentences(n) => {
+                overlap_spec.insert("sentences".into(), (n as i64).into());
+            }
+        }
+        Self {
+            target_tokens,
+            soft_max_tokens: soft_max_tokens.unwrap_or(hard_max_tokens),
+            close_at_target: soft_max_tokens.is_none(),
+            hard_max_tokens,
+            min_tokens,
+            overlap,
+            overlap_spec,
+        }
+    }
+
+    /// The structural parameters of `profile`, if it is a structural one.
+    pub fn of(profile: &crate::profile::Profile) -> Option<&Self> {
+        profile
+            .chunker()
+            .as_any()
+            .downcast_ref::<StructuralChunker>()
+            .map(|c| &c.params)
+    }
+
+    fn parse(p: &Params<'_>) -> Result<Self, ParamError> {
+        let target = p.usize_in("target_tokens", None, TARGET_TOKENS)?;
+        let hard = p.usize_in("hard_max_tokens", None, 16..=MAX_HARD_MAX)?;
+        let soft = p.opt_usize_in("soft_max_tokens", 1..=MAX_HARD_MAX)?;
+        let min = p.usize_in("min_tokens", Some(0), 0..=MAX_HARD_MAX)?;
+        let soft_or_hard = soft.unwrap_or(hard);
+        if !(min <= target && target <= soft_or_hard && soft_or_hard <= hard) {
+            return Err(ParamError(format!(
+                "budgets must satisfy min <= target <= soft_max <= hard_max, got {min} <= {target} <= {soft_or_hard} <= {hard}"
+            )));
+        }
+        let mut spec = toml::Table::new();
+        let overlap = match p.table("overlap")? {
+            None => Overlap::None,
+            Some(o) => {
+                let percent = o.opt_usize_in("percent_of_target", 0..=49)?;
+                let tokens = o.opt_usize_in("tokens", 0..=(hard / 2).saturating_sub(1))?;
+                let sentences = o.opt_usize_in("sentences", 0..=8)?;
+                let aligned = o.bool_or("sentence_aligned", false)?;
+                let overlap = match (percent, tokens, sentences) {
+                    (None, None, None) => Overlap::None,
+                    (Some(pct), None, None) => Overlap::Tokens {
+                        tokens: target * pct / 100,
+                        sentence_aligned: aligned,
+                    },
+                    (None, Some(t), None) => Overlap::Tokens {
+                        tokens: t,
+                        sentence_aligned: aligned,
+                    },
+                    (None, None, Some(n)) => Overlap::Sentences(n),
+                    _ => {
+                        return Err(p.error(
+                            "overlap",
+                            "takes exactly one of percent_of_target (0..=49), tokens (< hard_max/2) or sentences (0..=8)",
+                        ))
+                    }
+                };
+                for (k, v) in [
+                    ("percent_of_target", percent),
+                    ("tokens", tokens),
+                    ("sentences", sentences),
+                ] {
+                    if let Some(v) = v {
+                        spec.insert(k.into(), (v as i64).into());
+                    }
+                }
+                if sentences.is_none() && overlap != Overlap::None {
+                    spec.insert("sentence_aligned".into(), aligned.into());
+                }
+                o.finish(&[
+                    "percent_of_target",
+                    "tokens",
+                    "sentences",
+                    "sentence_aligned",
+                ])?;
+                overlap
+            }
+        };
+        let mut params = Self::new(target, soft, hard, min, overlap);
+        params.overlap_spec = spec;
+        Ok(params)
+    }
+}
+
+/// Tokens kept free under the hard max for the closing fence line a chunk
+/// cut through a nested fence receives (`\n`, up to three spaces and a
+/// backtick fence: at most four tokens in cl100k/o200k).
 const FENCE_RESERVE: usize = 4;
+
+/// The reserve `text` needs: [`FENCE_RESERVE`], or more where the document
+/// has fences whose closing line takes more tokens (an indented tilde fence
+/// `\n   ~~~~` is five in cl100k).
+fn fence_reserve(text: &str, counter: &dyn TokenCounter) -> usize {
+    let mut seen: Vec<(u8, usize, usize)> = Vec::new();
+    let mut reserve = FENCE_RESERVE;
+    for line in text.lines() {
+        let Some((ch, len)) = fence_of(line) else {
+            continue;
+        };
+        let indent = line.bytes().take_while(|&b| b == b' ').count();
+        if seen.contains(&(ch, len, indent)) {
+            continue;
+        }
+        seen.push((ch, len, indent));
+        let close = format!(
+            "\n{}{}",
+            " ".repeat(indent),
+            (ch as char).to_string().repeat(len)
+        );
+        reserve = reserve.max(counter.count(&close));
+    }
+    reserve
+}
 
 /// Heading-aware packing of Markdown blocks under token budgets (SPEC 3.3-3.5).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Structural;
 
-impl Chunker for Structural {
+impl Strategy for Structural {
     fn name(&self) -> &'static str {
         "structural"
     }
 
+    /// 1.1.0: the closing-fence reserve is sized per document (an indented
+    /// tilde fence's closer took five tokens and pushed a chunk one over
+    /// the hard max), and an oversized list no longer carries pending
+    /// headings that fill half the budget (a 1,700-token setext heading
+    /// went over it); both found by the property tests under other seeds.
     fn version(&self) -> &'static str {
-        "1.0.0"
+        "1.1.0"
     }
 
-    fn chunk(
-        &self,
-        doc: &NormalizedDocument,
-        blocks: &[Block],
-        tokens: &DocumentTokens<'_>,
-        meta: &DocumentMeta,
-        profile: &Profile,
-    ) -> Result<Vec<Chunk>, ChunkError> {
-        let text = doc.text.as_str();
+    fn summary(&self) -> &'static str {
+        "heading-aware packing of Markdown blocks: tables and code alone, sentence-aligned overlap"
+    }
+
+    fn param_keys(&self) -> &'static [&'static str] {
+        &[
+            "target_tokens",
+            "soft_max_tokens",
+            "hard_max_tokens",
+            "min_tokens",
+            "overlap",
+        ]
+    }
+
+    fn builtin_profiles(&self) -> &'static [&'static str] {
+        &[
+            include_str!("profiles/spec-v1.toml"),
+            include_str!("profiles/enterprise-v1.toml"),
+            include_str!("profiles/docs-v1.toml"),
+        ]
+    }
+
+    fn configure(&self, params: &Params<'_>) -> Result<Arc<dyn Chunker>, ParamError> {
+        Ok(Arc::new(StructuralChunker {
+            params: StructuralParams::parse(params)?,
+        }))
+    }
+}
+
+/// The structural strategy configured by one profile.
+#[derive(Debug, Clone)]
+pub struct StructuralChunker {
+    params: StructuralParams,
+}
+
+impl StructuralChunker {
+    /// A chunker with parameters given in code.
+    pub fn new(params: StructuralParams) -> Self {
+        Self { params }
+    }
+}
+
+impl Chunker for StructuralChunker {
+    fn limits(&self) -> Limits {
+        let p = &self.params;
+        Limits {
+            target_tokens: p.target_tokens,
+            hard_max_tokens: p.hard_max_tokens,
+            min_tokens: p.min_tokens,
+            overlap_tokens: match p.overlap {
+                Overlap::None => 0,
+                Overlap::Tokens { tokens, .. } => tokens,
+                Overlap::Sentences(_) => p.hard_max_tokens / 2,
+            },
+        }
+    }
+
+    fn rules(&self) -> Rules {
+        Rules {
+            prefixes: PrefixRule::Typed,
+            fences_closed: true,
+            table_header: true,
+            headings_path: true,
+            min_tokens: Some(self.params.min_tokens),
+            headings_as_metadata: false,
+        }
+    }
+
+    fn params(&self) -> toml::Table {
+        let p = &self.params;
+        let mut t = toml::Table::new();
+        t.insert("target_tokens".into(), (p.target_tokens as i64).into());
+        if !p.close_at_target {
+            t.insert("soft_max_tokens".into(), (p.soft_max_tokens as i64).into());
+        }
+        t.insert("hard_max_tokens".into(), (p.hard_max_tokens as i64).into());
+        t.insert("min_tokens".into(), (p.min_tokens as i64).into());
+        if !p.overlap_spec.is_empty() {
+            t.insert("overlap".into(), p.overlap_spec.clone().into());
+        }
+        t
+    }
+
+    fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError> {
+        let text = input.doc.text.as_str();
+        let profile = &self.params;
         // Packing keeps a few tokens below the hard max in reserve for the
         // closing fence that a chunk cut through a nested fence receives.
+        let reserve = fence_reserve(text, &input.tokens.counter());
         let mut packing = profile.clone();
-        packing.hard_max_tokens = profile.hard_max_tokens.saturating_sub(FENCE_RESERVE);
+        packing.hard_max_tokens = profile.hard_max_tokens.saturating_sub(reserve);
         packing.soft_max_tokens = profile.soft_max_tokens.min(packing.hard_max_tokens);
         packing.target_tokens = profile.target_tokens.min(packing.soft_max_tokens);
-        let mut pieces = pack(text, blocks, tokens, &packing);
-        add_overlap(&mut pieces, tokens, &packing);
-        let title = document_title(meta, blocks);
-        let ctx = BuildContext {
-            tokens,
-            profile,
-            meta,
-            chunker_version: format!("{}:{}", self.name(), self.version()),
-            title,
-        };
+        let mut pieces = pack(text, input.blocks, input.tokens, &packing);
+        add_overlap(&mut pieces, input.tokens, &packing);
+        let ctx = BuildContext::new(
+            input,
+            profile.min_tokens,
+            document_title(input.meta, input.blocks),
+        );
         Ok(build_chunks(pieces, &ctx))
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 
@@ -87,25 +330,25 @@ mod tests {
     #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
     use super::*;
-    use crate::chunk::record::ChunkType;
+    use crate::chunk::record::{ChunkType, DocumentMeta};
+    use crate::engine::chunk_document;
     use crate::normalize::normalize;
-    use crate::strategy::{chunk_document, Registry};
+    use crate::profile::Profile;
 
-    fn profile(target: usize, soft: usize, hard: usize, min: usize, overlap: &str) -> Profile {
-        Profile::from_toml(&format!(
-            r#"name = "test"
-strategy = "structural"
-tokenizer = "cl100k_base"
-granularity = "section"
-target_tokens = {target}
-soft_max_tokens = {soft}
-hard_max_tokens = {hard}
-min_tokens = {min}
-overlap = {overlap}
-id_formula = "seed000"
-breadcrumb_mode = "conditional""#
-        ))
-        .unwrap()
+    fn profile(target: usize, soft: usize, hard: usize, min: usize, overlap: Overlap) -> Profile {
+        let params = StructuralParams::new(target, Some(soft), hard, min, overlap);
+        Profile::with_chunker(
+            "test",
+            &Structural,
+            Arc::new(StructuralChunker::new(params)),
+        )
+    }
+
+    fn tokens_overlap(tokens: usize) -> Overlap {
+        Overlap::Tokens {
+            tokens,
+            sentence_aligned: true,
+        }
     }
 
     fn chunks(md: &str, p: &Profile) -> Vec<Chunk> {
@@ -116,13 +359,11 @@ breadcrumb_mode = "conditional""#
             source_version_id: "v".into(),
             ..DocumentMeta::default()
         };
-        chunk_document(&Registry::builtin(), &doc, &meta, p)
-            .unwrap()
-            .chunks
+        chunk_document(&doc, &meta, p).unwrap().chunks
     }
 
     fn no_overlap() -> Profile {
-        profile(40, 60, 80, 0, "{}")
+        profile(40, 60, 80, 0, Overlap::None)
     }
 
     fn sentences(n: usize, word: &str) -> String {
@@ -239,7 +480,7 @@ breadcrumb_mode = "conditional""#
 
     #[test]
     fn long_prose_splits_at_sentences_and_overlaps_at_a_sentence_start() {
-        let p = profile(40, 60, 80, 0, "{ tokens = 12, sentence_aligned = true }");
+        let p = profile(40, 60, 80, 0, tokens_overlap(12));
         let c = chunks(&sentences(40, "sentence"), &p);
         assert!(c.len() > 3);
         for (i, ch) in c.iter().enumerate() {
@@ -255,7 +496,7 @@ breadcrumb_mode = "conditional""#
 
     #[test]
     fn overlap_never_crosses_a_heading() {
-        let p = profile(40, 60, 80, 0, "{ tokens = 12, sentence_aligned = true }");
+        let p = profile(40, 60, 80, 0, tokens_overlap(12));
         let md = format!(
             "# One\n\n{}\n\n# Two\n\n{}",
             sentences(3, "a"),

@@ -9,13 +9,17 @@
 //! chunk text stays one contiguous slice of the document.
 
 use crate::chunk::piece::{Piece, Prefix};
-use crate::chunk::profile::{Overlap, Profile};
 use crate::sentence::sentence_spans;
+use crate::strategy::structural::{Overlap, StructuralParams};
 use crate::tokens::DocumentTokens;
 
 /// Adds overlap prefixes to `pieces` in place.
-pub(crate) fn add_overlap(pieces: &mut [Piece], tokens: &DocumentTokens<'_>, profile: &Profile) {
-    if profile.overlap == Overlap::None {
+pub(crate) fn add_overlap(
+    pieces: &mut [Piece],
+    tokens: &DocumentTokens<'_>,
+    params: &StructuralParams,
+) {
+    if params.overlap == Overlap::None {
         return;
     }
     let text = tokens.text();
@@ -39,10 +43,10 @@ pub(crate) fn add_overlap(pieces: &mut [Piece], tokens: &DocumentTokens<'_>, pro
             continue;
         }
         let source = source.max(prev.own.start);
-        let room = profile
+        let room = params
             .hard_max_tokens
             .saturating_sub(tokens.count(cur.own.clone()) + 2);
-        let start = match profile.overlap {
+        let start = match params.overlap {
             Overlap::None => continue,
             Overlap::Tokens {
                 tokens: want,
@@ -86,11 +90,11 @@ pub(crate) fn add_overlap(pieces: &mut [Piece], tokens: &DocumentTokens<'_>, pro
                     .iter()
                     .copied()
                     .filter(|&t| t >= first)
-                    .find(|&t| tokens.count(t..cur.own.end) <= profile.hard_max_tokens)
+                    .find(|&t| tokens.count(t..cur.own.end) <= params.hard_max_tokens)
                     .unwrap_or(prev.own.end)
             }
         };
-        if start < prev.own.end && tokens.count(start..cur.own.end) <= profile.hard_max_tokens {
+        if start < prev.own.end && tokens.count(start..cur.own.end) <= params.hard_max_tokens {
             cur.prefix = Prefix::Overlap(start);
         }
     }

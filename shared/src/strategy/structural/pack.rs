@@ -24,10 +24,10 @@
 use std::ops::Range;
 
 use crate::chunk::piece::{Piece, Prefix};
-use crate::chunk::profile::Profile;
 use crate::chunk::record::ChunkType;
 use crate::chunk::split::Splitter;
 use crate::markdown::{Block, BlockKind};
+use crate::strategy::structural::StructuralParams;
 use crate::tokens::DocumentTokens;
 
 /// Plans the chunks of a document.
@@ -35,13 +35,13 @@ pub(crate) fn pack(
     text: &str,
     blocks: &[Block],
     tokens: &DocumentTokens<'_>,
-    profile: &Profile,
+    params: &StructuralParams,
 ) -> Vec<Piece> {
     let mut p = Packer {
         blocks,
         tokens,
-        profile,
-        split: Splitter::new(text, tokens, profile.hard_max_tokens, profile.target_tokens),
+        params,
+        split: Splitter::new(text, tokens, params.hard_max_tokens, params.target_tokens),
         stack: Vec::new(),
         pending: None,
         open: None,
@@ -93,7 +93,7 @@ struct Open {
 struct Packer<'a> {
     blocks: &'a [Block],
     tokens: &'a DocumentTokens<'a>,
-    profile: &'a Profile,
+    params: &'a StructuralParams,
     split: Splitter<'a>,
     stack: Vec<(u8, String)>,
     pending: Option<Pending>,
@@ -146,7 +146,7 @@ impl Packer<'_> {
         // Headings that already fill half the budget cannot carry content
         // under the hard max: let them go out on their own first.
         if let Some(p) = &self.pending {
-            if self.count(p.range.start..block.range.end) > self.profile.hard_max_tokens / 2 {
+            if self.count(p.range.start..block.range.end) > self.params.hard_max_tokens / 2 {
                 self.flush_pending_alone();
             }
         }
@@ -176,8 +176,8 @@ impl Packer<'_> {
         let headings = self.headings();
         let units = self
             .split
-            .prose_units(p.range.clone(), self.profile.hard_max_tokens, &[]);
-        for part in self.split.group(&units, None, self.profile.soft_max_tokens) {
+            .prose_units(p.range.clone(), self.params.hard_max_tokens, &[]);
+        for part in self.split.group(&units, None, self.params.soft_max_tokens) {
             self.out.push(Piece {
                 chunk_type: ChunkType::Paragraph,
                 own: part,
@@ -197,10 +197,10 @@ impl Packer<'_> {
     fn budget_after_pending(&self) -> usize {
         match &self.pending {
             Some(p) => self
-                .profile
+                .params
                 .hard_max_tokens
                 .saturating_sub(self.count(p.range.clone()) + 1),
-            None => self.profile.hard_max_tokens,
+            None => self.params.hard_max_tokens,
         }
     }
 
@@ -223,7 +223,7 @@ impl Packer<'_> {
             starts_with_heading: pending.is_some(),
             overlap_source: None,
         };
-        if self.count(start..block.range.end) <= self.profile.hard_max_tokens {
+        if self.count(start..block.range.end) <= self.params.hard_max_tokens {
             self.out.push(base);
             return;
         }
@@ -232,7 +232,7 @@ impl Packer<'_> {
         } else {
             self.codes
         };
-        let limit = self.profile.soft_max_tokens;
+        let limit = self.params.soft_max_tokens;
         let pieces = match chunk_type {
             ChunkType::Table => self.split.table(block.range.clone(), start, limit, ordinal),
             _ => self.split.code(block.range.clone(), start, limit, ordinal),
@@ -260,14 +260,14 @@ impl Packer<'_> {
         if let Some(open) = &self.open {
             let joined = self.count(open.start..block.range.end);
             if open.list_open
-                || open.tokens >= self.profile.target_tokens
-                || joined > self.profile.soft_max_tokens
+                || open.tokens >= self.params.target_tokens
+                || joined > self.params.soft_max_tokens
             {
                 self.close();
             }
         }
         let start = self.chunk_start(block.range.start);
-        if self.count(start..block.range.end) <= self.profile.hard_max_tokens {
+        if self.count(start..block.range.end) <= self.params.hard_max_tokens {
             self.append(idx, block.range.clone(), UnitKind::List);
             if let Some(open) = &mut self.open {
                 open.list_open = true;
@@ -275,16 +275,18 @@ impl Packer<'_> {
             return;
         }
         // Oversized: split between top-level items, each piece its own chunk.
+        // Headings that fill half the budget go out alone first (before the
+        // pending headings are taken, or the first part would carry them).
         self.close();
+        let budget = self.budget_for_parts();
         let pending = self.pending.take();
         let start = pending
             .as_ref()
             .map_or(block.range.start, |p| p.range.start);
         let first_block = pending.as_ref().map_or(idx, |p| p.first_block);
         let headings = self.headings();
-        let limit = self.profile.soft_max_tokens;
+        let limit = self.params.soft_max_tokens;
         let mut units: Vec<Range<usize>> = Vec::new();
-        let budget = self.budget_for_parts();
         for item in cover(self.split.text(), &block.range, &block.items) {
             if self.count(item.clone()) > budget {
                 units.extend(self.split.prose_units(item, budget, &block.nested_code));
@@ -317,7 +319,7 @@ impl Packer<'_> {
     /// pending headings that the first part carries. Headings that fill half
     /// the budget on their own go out first as a chunk of their own.
     fn budget_for_parts(&mut self) -> usize {
-        if self.budget_after_pending() < self.profile.hard_max_tokens / 2 {
+        if self.budget_after_pending() < self.params.hard_max_tokens / 2 {
             self.flush_pending_alone();
         }
         self.budget_after_pending()
@@ -342,15 +344,15 @@ impl Packer<'_> {
         let start = self.chunk_start(range.start);
         let joined = self.count(start..range.end);
         let limit = if self.open.is_some() {
-            self.profile.soft_max_tokens
+            self.params.soft_max_tokens
         } else {
-            self.profile.hard_max_tokens
+            self.params.hard_max_tokens
         };
         if joined <= limit {
             self.append(idx, range, kind);
             return;
         }
-        let fill_floor = self.profile.min_tokens.max(self.profile.target_tokens / 2);
+        let fill_floor = self.params.min_tokens.max(self.params.target_tokens / 2);
         if self.open.as_ref().is_some_and(|o| o.tokens >= fill_floor) {
             self.close();
             return self.add_prose(idx, range, kind);
@@ -367,11 +369,11 @@ impl Packer<'_> {
                 self.close();
             }
             if let Some(open) = &self.open {
-                if self.count(open.start..unit.end) > self.profile.soft_max_tokens {
+                if self.count(open.start..unit.end) > self.params.soft_max_tokens {
                     // Below the profile's minimum, fill up with the head of
                     // the unit (a token window) rather than leave a stub.
-                    if open.tokens < self.profile.min_tokens {
-                        let soft = self.profile.soft_max_tokens;
+                    if open.tokens < self.params.min_tokens {
+                        let soft = self.params.soft_max_tokens;
                         if let (head, Some(rest)) =
                             self.split.fit_within(open.start, unit.clone(), soft)
                         {
@@ -396,11 +398,11 @@ impl Packer<'_> {
 
     /// Whether the open chunk is full under a profile that closes at target.
     fn reached_target(&self) -> bool {
-        self.profile.close_at_target
+        self.params.close_at_target
             && self
                 .open
                 .as_ref()
-                .is_some_and(|o| o.tokens >= self.profile.target_tokens)
+                .is_some_and(|o| o.tokens >= self.params.target_tokens)
     }
 
     /// Appends a unit to the open chunk, opening one (with the pending

@@ -1,0 +1,335 @@
+//! The library's front door: [`Engine`] turns bytes + metadata + a profile
+//! name into a normalized document and validated chunks.
+//!
+//! An engine is built once per process from a [`Registry`] of strategies and
+//! the profiles: the built-in ones plus any the caller loaded from files
+//! ([`EngineBuilder::profile_source`]; this crate does no I/O, the caller
+//! reads the file). Every document is analysed once (normalization, blocks,
+//! token counts) and the same analysis feeds the strategy and validation.
+
+use std::sync::{Mutex, PoisonError};
+
+use crate::chunk::record::{Chunk, DocumentMeta};
+use crate::chunk::validate::validate;
+use crate::error::ChunkError;
+use crate::markdown::parse_blocks;
+use crate::normalize::{normalize, NormalizedDocument};
+use crate::profile::{Profile, ProfileOrigin, ProfileSet, DEFAULT_PROFILE};
+use crate::strategy::{ChunkInput, Registry};
+use crate::tokens::{DocumentTokens, PieceCache, TokenizerKind};
+
+/// The result of chunking one document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkedDocument {
+    /// The normalized document all offsets refer to.
+    pub normalized: String,
+    /// Validated chunks in ordinal order.
+    pub chunks: Vec<Chunk>,
+    /// The profile applied.
+    pub profile: String,
+    /// `strategy:version` that produced the chunks (also when there are none).
+    pub chunker_version: String,
+    /// The tokenizer all counts are in.
+    pub tokenizer: &'static str,
+}
+
+/// Builds an [`Engine`]: strategies, extra profiles, experimental opt-in.
+#[derive(Debug)]
+pub struct EngineBuilder {
+    registry: Registry,
+    sources: Vec<(ProfileOrigin, String)>,
+    experimental: bool,
+}
+
+impl EngineBuilder {
+    /// Uses `registry` instead of the built-in strategies (its strategies'
+    /// built-in profiles come with it).
+    pub fn registry(mut self, registry: Registry) -> Self {
+        self.registry = registry;
+        self
+    }
+
+    /// Adds the profile in `toml`, read by the caller from `file`.
+    pub fn profile_source(mut self, file: impl Into<String>, toml: impl Into<String>) -> Self {
+        self.sources
+            .push((ProfileOrigin::File(file.into()), toml.into()));
+        self
+    }
+
+    /// Allows profiles of experimental strategies to be used (seed 001).
+    pub fn experimental(mut self, enabled: bool) -> Self {
+        self.experimental = enabled;
+        self
+    }
+
+    /// Parses and checks every profile.
+    pub fn build(self) -> Result<Engine, ChunkError> {
+        let mut profiles = ProfileSet::builtin(&self.registry)?;
+        for (origin, src) in self.sources {
+            profiles.add(Profile::parse(&src, origin, &self.registry)?)?;
+        }
+        Ok(Engine {
+            profiles,
+            registry: self.registry,
+            experimental: self.experimental,
+            caches: Mutex::new(Vec::new()),
+        })
+    }
+}
+
+/// Profiles + strategies: everything needed to chunk documents.
+///
+/// An engine is shared by all threads that chunk (`Arc<Engine>`); it keeps a
+/// small pool of [`PieceCache`]s so that counting a document reuses the
+/// piece counts of earlier documents.
+#[derive(Debug)]
+pub struct Engine {
+    profiles: ProfileSet,
+    registry: Registry,
+    experimental: bool,
+    // A std Mutex: held only to pop or push a cache, never across chunking,
+    // so threads never wait on each other's work.
+    caches: Mutex<Vec<PieceCache>>,
+}
+
+impl Engine {
+    /// The built-in strategies and profiles, experimental ones disabled.
+    pub fn builtin() -> Result<Self, ChunkError> {
+        Self::builder().build()
+    }
+
+    /// A builder starting from the built-in strategies and profiles.
+    pub fn builder() -> EngineBuilder {
+        EngineBuilder {
+            registry: Registry::builtin(),
+            sources: Vec::new(),
+            experimental: false,
+        }
+    }
+
+    /// Every profile this engine knows, usable or not.
+    pub fn profiles(&self) -> &ProfileSet {
+        &self.profiles
+    }
+
+    /// The strategies.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Whether experimental strategies may be used.
+    pub fn experimental_enabled(&self) -> bool {
+        self.experimental
+    }
+
+    /// Resolves a profile name (`None` = the default `spec-v1`) to a profile
+    /// that may be used: unknown names and experimental profiles while
+    /// experimental strategies are disabled are `UNKNOWN_PROFILE`.
+    pub fn profile(&self, name: Option<&str>) -> Result<&Profile, ChunkError> {
+        let profile = self.profiles.get(name.unwrap_or(DEFAULT_PROFILE))?;
+        if profile.experimental && !self.experimental {
+            return Err(ChunkError::ExperimentalDisabled {
+                profile: profile.name.clone(),
+                strategy: profile.strategy.clone(),
+            });
+        }
+        Ok(profile)
+    }
+
+    /// Normalizes `markdown` and chunks it under the named profile, then
+    /// validates the result (SPEC 3.6).
+    pub fn chunk(
+        &self,
+        markdown: &[u8],
+        meta: &DocumentMeta,
+        profile: Option<&str>,
+    ) -> Result<ChunkedDocument, ChunkError> {
+        let profile = self.profile(profile)?;
+        let doc = normalize(markdown)?;
+        let kind = profile.tokenizer;
+        let mut cache = self.take_cache(kind);
+        let tokens = DocumentTokens::with_cache(kind.counter(), &doc.text, &mut cache);
+        self.put_cache(cache);
+        let chunks = chunk_with_tokens(&doc, &tokens, meta, profile)?;
+        drop(tokens);
+        // The normalized text moves into the result: a large document is
+        // never held twice.
+        Ok(ChunkedDocument {
+            normalized: doc.text,
+            chunks,
+            profile: profile.name.clone(),
+            chunker_version: profile.chunker_version.clone(),
+            tokenizer: profile.tokenizer.name(),
+        })
+    }
+
+    fn take_cache(&self, kind: TokenizerKind) -> PieceCache {
+        let mut pool = self.caches.lock().unwrap_or_else(PoisonError::into_inner);
+        match pool.iter().position(|c| c.kind() == kind) {
+            Some(i) => pool.swap_remove(i),
+            None => PieceCache::new(kind),
+        }
+    }
+
+    fn put_cache(&self, cache: PieceCache) {
+        self.caches
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(cache);
+    }
+}
+
+/// Chunks an already normalized document under `profile` and validates the
+/// result (no engine needed: the profile carries its configured strategy).
+pub fn chunk_document(
+    doc: &NormalizedDocument,
+    meta: &DocumentMeta,
+    profile: &Profile,
+) -> Result<ChunkedDocument, ChunkError> {
+    let tokens = DocumentTokens::new(profile.tokenizer.counter(), &doc.text);
+    let chunks = chunk_with_tokens(doc, &tokens, meta, profile)?;
+    Ok(ChunkedDocument {
+        normalized: doc.text.clone(),
+        chunks,
+        profile: profile.name.clone(),
+        chunker_version: profile.chunker_version.clone(),
+        tokenizer: profile.tokenizer.name(),
+    })
+}
+
+fn chunk_with_tokens(
+    doc: &NormalizedDocument,
+    tokens: &DocumentTokens<'_>,
+    meta: &DocumentMeta,
+    profile: &Profile,
+) -> Result<Vec<Chunk>, ChunkError> {
+    let blocks = parse_blocks(&doc.text);
+    let input = ChunkInput {
+        doc,
+        blocks: &blocks,
+        tokens,
+        meta,
+        profile,
+    };
+    let chunks = profile.chunker().chunk(&input)?;
+    validate(doc, &blocks, &chunks, profile)?;
+    Ok(chunks)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::strategy::{Chunker, Limits, ParamError, Params, Rules, Strategy};
+
+    /// A strategy defined outside the library: one chunk per document.
+    #[derive(Debug)]
+    struct Whole;
+
+    #[derive(Debug)]
+    struct WholeChunker;
+
+    impl Strategy for Whole {
+        fn name(&self) -> &'static str {
+            "whole"
+        }
+        fn version(&self) -> &'static str {
+            "0.1.0"
+        }
+        fn summary(&self) -> &'static str {
+            "the whole document as one chunk"
+        }
+        fn experimental(&self) -> bool {
+            true
+        }
+        fn param_keys(&self) -> &'static [&'static str] {
+            &[]
+        }
+        fn configure(&self, _: &Params<'_>) -> Result<Arc<dyn Chunker>, ParamError> {
+            Ok(Arc::new(WholeChunker))
+        }
+    }
+
+    impl Chunker for WholeChunker {
+        fn limits(&self) -> Limits {
+            Limits {
+                target_tokens: 100_000,
+                hard_max_tokens: 100_000,
+                min_tokens: 0,
+                overlap_tokens: 0,
+            }
+        }
+        fn rules(&self) -> Rules {
+            Rules::UNIVERSAL
+        }
+        fn params(&self) -> toml::Table {
+            toml::Table::new()
+        }
+        fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError> {
+            let span = 0..input.doc.text.len();
+            Ok(crate::chunk::span::chunks_from_spans(input, &[span], true))
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    }
+
+    const WHOLE_PROFILE: &str = "name = \"whole-v1\"\nstrategy = \"whole\"\n";
+
+    #[test]
+    fn a_registered_strategy_runs_from_a_profile_file_once_experimental_is_enabled() {
+        let mut registry = Registry::builtin();
+        registry.register(Whole);
+        let build = |experimental| {
+            Engine::builder()
+                .registry(registry.clone())
+                .profile_source("whole.toml", WHOLE_PROFILE)
+                .experimental(experimental)
+                .build()
+                .unwrap()
+        };
+        let off = build(false);
+        let err = off.profile(Some("whole-v1")).unwrap_err();
+        assert_eq!(err.code(), crate::ErrorCode::UnknownProfile);
+        assert!(
+            err.to_string().contains("experimental.enabled = true"),
+            "{err}"
+        );
+        let on = build(true);
+        let doc = on
+            .chunk(
+                b"# T\n\nSome text.\n",
+                &DocumentMeta::default(),
+                Some("whole-v1"),
+            )
+            .unwrap();
+        assert_eq!(doc.chunks.len(), 1);
+        assert_eq!(doc.chunker_version, "whole:0.1.0");
+        assert_eq!(doc.chunks[0].chunk_text, "# T\n\nSome text.");
+    }
+
+    #[test]
+    fn the_default_engine_knows_every_builtin_profile_and_reports_the_chunker() {
+        let engine = Engine::builtin().unwrap();
+        assert_eq!(
+            engine.profiles().names(),
+            [
+                "spec-v1",
+                "enterprise-v1",
+                "docs-v1",
+                "recursive-v1",
+                "token-v1",
+                "markdown-v1"
+            ]
+        );
+        let doc = engine
+            .chunk(b"Text.\n", &DocumentMeta::default(), None)
+            .unwrap();
+        assert_eq!(
+            (doc.profile.as_str(), doc.chunker_version.as_str()),
+            ("spec-v1", "structural:1.1.0")
+        );
+    }
+}

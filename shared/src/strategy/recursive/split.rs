@@ -1,0 +1,319 @@
+//! LangChain's recursive split and merge on byte ranges.
+//!
+//! `split_level` is `_split_text`, `merge` is `_merge_splits` (with
+//! `_join_docs`), `pieces_at` is `_split_text_with_regex`, from
+//! `langchain-text-splitters` 1.1.3. Lengths are exact token counts of each
+//! piece on its own, as LangChain's tiktoken length function gives them.
+//! After the port, [`Splitter::split`] re-measures every chunk and cuts one
+//! over `chunk_size` into token windows (LangChain would emit it).
+
+use std::collections::VecDeque;
+use std::ops::Range;
+
+use regex::Regex;
+
+use super::{KeepSeparator, RecursiveParams};
+use crate::tokens::{DocumentTokens, TokenCounter};
+
+/// One compiled separator.
+#[derive(Debug, Clone)]
+enum Separator {
+    /// `""`: split into characters.
+    Chars,
+    /// A literal string.
+    Literal(String),
+    /// A regular expression.
+    Pattern(Regex),
+}
+
+/// The compiled separators of a profile, with their token lengths (used
+/// when `keep_separator = false`, as LangChain measures the joiner).
+#[derive(Debug, Clone)]
+pub(crate) struct Separators {
+    list: Vec<Separator>,
+    /// The separator strings as given (the joiner's length is measured on
+    /// the string, as LangChain does).
+    raw: Vec<String>,
+}
+
+impl Separators {
+    /// Compiles the profile's separators; a bad pattern names itself.
+    pub fn compile(params: &RecursiveParams) -> Result<Self, String> {
+        let list = params
+            .separators
+            .iter()
+            .map(|s| {
+                if s.is_empty() {
+                    Ok(Separator::Chars)
+                } else if params.separators_regex {
+                    Regex::new(s).map(Separator::Pattern).map_err(|e| {
+                        format!("holds {s:?}, which is not a valid regular expression: {e}")
+                    })
+                } else {
+                    Ok(Separator::Literal(s.clone()))
+                }
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            list,
+            raw: params.separators.clone(),
+        })
+    }
+}
+
+/// Splits one document's text.
+#[derive(Debug)]
+pub(crate) struct Splitter<'a> {
+    text: &'a str,
+    tokens: &'a DocumentTokens<'a>,
+    params: &'a RecursiveParams,
+    separators: &'a Separators,
+}
+
+impl<'a> Splitter<'a> {
+    pub fn new(
+        tokens: &'a DocumentTokens<'a>,
+        params: &'a RecursiveParams,
+        separators: &'a Separators,
+    ) -> Self {
+        Self {
+            text: tokens.text(),
+            tokens,
+            params,
+            separators,
+        }
+    }
+
+    fn len(&self, r: &Range<usize>) -> usize {
+        self.tokens.count(r.clone())
+    }
+
+    /// Chunk spans of `range`, in order (a span may overlap the previous
+    /// one), each at most `chunk_size` tokens.
+    pub fn split(&self, range: Range<usize>) -> Vec<Range<usize>> {
+        let mut out = Vec::new();
+        if range.is_empty() {
+            return out;
+        }
+        let all: Vec<usize> = (0..self.separators.list.len()).collect();
+        self.split_level(range, &all, &mut out);
+        // LangChain sums piece lengths; re-measure each chunk whole and cut
+        // one that is over into token windows.
+        let max = self.params.chunk_size;
+        let mut fitted = Vec::with_capacity(out.len());
+        for span in out {
+            if !self.tokens.exceeds(span.clone(), max) {
+                fitted.push(span);
+                continue;
+            }
+            let mut start = span.start;
+            for cut in self.tokens.cut_points(span.clone(), max) {
+                fitted.push(start..cut);
+                start = cut;
+            }
+            fitted.push(start..span.end);
+        }
+        fitted
+    }
+
+    /// `_split_text(text, separators)`.
+    fn split_level(&self, range: Range<usize>, seps: &[usize], out: &mut Vec<Range<usize>>) {
+        let text = &self.text[range.clone()];
+        let mut chosen = *seps.last().unwrap_or(&0);
+        let mut rest: &[usize] = &[];
+        for (i, &s) in seps.iter().enumerate() {
+            let found = match &self.separators.list[s] {
+                Separator::Chars => {
+                    chosen = s;
+                    break;
+                }
+                Separator::Literal(l) => text.contains(l.as_str()),
+                Separator::Pattern(re) => re.is_match(text),
+            };
+            if found {
+                chosen = s;
+                rest = &seps[i + 1..];
+                break;
+            }
+        }
+        let pieces = self.pieces_at(range, chosen);
+        let joiner_len = match self.params.keep_separator {
+            KeepSeparator::No => self.tokens.counter().count(&self.separators.raw[chosen]),
+            _ => 0,
+        };
+        let mut good: Vec<(Range<usize>, usize)> = Vec::new();
+        for piece in pieces {
+            let n = self.len(&piece);
+            if n < self.params.chunk_size {
+                good.push((piece, n));
+            } else {
+                if !good.is_empty() {
+                    self.merge(&std::mem::take(&mut good), joiner_len, out);
+                }
+                if rest.is_empty() {
+                    out.push(piece);
+                } else {
+                    self.split_level(piece, rest, out);
+                }
+            }
+        }
+        if !good.is_empty() {
+            self.merge(&good, joiner_len, out);
+        }
+    }
+
+    /// `_split_text_with_regex`: the pieces of `range` at separator `s`,
+    /// the separator kept where `keep_separator` says, empty pieces dropped.
+    fn pieces_at(&self, range: Range<usize>, s: usize) -> Vec<Range<usize>> {
+        let base = range.start;
+        let text = &self.text[range.clone()];
+        let matches: Vec<Range<usize>> = match &self.separators.list[s] {
+            Separator::Chars => {
+                return text
+                    .char_indices()
+                    .map(|(i, c)| base + i..base + i + c.len_utf8())
+                    .collect()
+            }
+            Separator::Literal(l) => text
+                .match_indices(l.as_str())
+                .map(|(i, m)| base + i..base + i + m.len())
+                .collect(),
+            Separator::Pattern(re) => re
+                .find_iter(text)
+                .map(|m| base + m.start()..base + m.end())
+                .collect(),
+        };
+        let mut pieces = Vec::with_capacity(matches.len() + 1);
+        let mut at = range.start;
+        for m in &matches {
+            match self.params.keep_separator {
+                KeepSeparator::Start => {
+                    pieces.push(at..m.start);
+                    at = m.start;
+                }
+                KeepSeparator::End => {
+                    pieces.push(at..m.end);
+                    at = m.end;
+                }
+                KeepSeparator::No => {
+                    pieces.push(at..m.start);
+                    at = m.end;
+                }
+            }
+        }
+        pieces.push(at..range.end);
+        pieces.retain(|p| !p.is_empty());
+        pieces
+    }
+
+    /// `_merge_splits(splits, separator)` with `_join_docs`: greedy merge
+    /// under `chunk_size`, keeping up to `chunk_overlap` tokens of trailing
+    /// pieces for the next chunk.
+    fn merge(&self, splits: &[(Range<usize>, usize)], joiner: usize, out: &mut Vec<Range<usize>>) {
+        let size = self.params.chunk_size;
+        let overlap = self.params.chunk_overlap;
+        let mut current: VecDeque<&(Range<usize>, usize)> = VecDeque::new();
+        let mut total = 0usize;
+        for d in splits {
+            let n = d.1;
+            let sep = if current.is_empty() { 0 } else { joiner };
+            if total + n + sep > size && !current.is_empty() {
+                self.join(&current, out);
+                while let Some(first) = current.front() {
+                    if !(total > overlap || (total + n + joiner > size && total > 0)) {
+                        break;
+                    }
+                    let dropped = first.1 + if current.len() > 1 { joiner } else { 0 };
+                    total = total.saturating_sub(dropped);
+                    current.pop_front();
+                }
+            }
+            current.push_back(d);
+            total += n + if current.len() > 1 { joiner } else { 0 };
+        }
+        self.join(&current, out);
+    }
+
+    /// `_join_docs`: the span from the first piece to the last, stripped;
+    /// nothing when it is only whitespace.
+    fn join(&self, current: &VecDeque<&(Range<usize>, usize)>, out: &mut Vec<Range<usize>>) {
+        let (Some(first), Some(last)) = (current.front(), current.back()) else {
+            return;
+        };
+        let span = first.0.start..last.0.end;
+        let s = &self.text[span.clone()];
+        let (start, end) = if self.params.strip_whitespace {
+            let lead = s.len() - s.trim_start().len();
+            let trail = s.len() - s.trim_end().len();
+            (span.start + lead, span.end - trail)
+        } else {
+            (span.start, span.end)
+        };
+        if start < end && !self.text[start..end].trim().is_empty() {
+            out.push(start..end);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::strategy::params::Params;
+    use crate::tokens::TokenizerKind;
+
+    fn params(size: usize, overlap: usize) -> RecursiveParams {
+        let t = toml::Table::new();
+        let mut p = RecursiveParams::parse(&Params::new(&t, "params"), 1000, 200).unwrap();
+        p.chunk_size = size;
+        p.chunk_overlap = overlap;
+        p
+    }
+
+    fn split(text: &str, p: &RecursiveParams) -> Vec<String> {
+        let tokens = DocumentTokens::new(TokenizerKind::Cl100kBase.counter(), text);
+        let seps = Separators::compile(p).unwrap();
+        Splitter::new(&tokens, p, &seps)
+            .split(0..text.len())
+            .into_iter()
+            .map(|r| text[r].to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn pieces_merge_up_to_the_size_and_keep_the_separator_at_the_start() {
+        // Each word is one token; with size 3 and no overlap, three words a chunk.
+        let p = params(3, 0);
+        assert_eq!(
+            split("a b c d e f g", &p),
+            ["a b c", "d e f", "g"],
+            "LangChain: separator ' ' kept at the start of the next piece"
+        );
+    }
+
+    #[test]
+    fn overlap_keeps_trailing_pieces_within_the_overlap_budget() {
+        let p = params(4, 2);
+        assert_eq!(split("a b c d e f g", &p), ["a b c d", "c d e f", "e f g"]);
+    }
+
+    #[test]
+    fn paragraphs_are_tried_before_lines_and_words() {
+        let p = params(6, 0);
+        let text = "one two three\nfour five\n\nsix seven";
+        assert_eq!(split(text, &p), ["one two three\nfour five", "six seven"]);
+    }
+
+    #[test]
+    fn a_chunk_is_never_over_the_size_even_where_langchain_would_emit_one() {
+        // No separator at all but characters: LangChain measures characters
+        // one by one (1 token each) and joins many of them; joined they may
+        // count differently. Ours re-measures.
+        let p = params(100, 0);
+        let text = "x".repeat(5000);
+        let tokens = DocumentTokens::new(TokenizerKind::Cl100kBase.counter(), &text);
+        for c in split(&text, &p) {
+            assert!(tokens.counter().count(&c) <= 100);
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! The contract every strategy and every built-in profile keeps (issue 9,
+//! SPEC 3.8), on the project's own fixtures: the universal invariants
+//! (checked independently of the engine's validator, with tiktoken counts),
+//! the strategy's own rules where it declares them (structural), byte-for-
+//! byte determinism, ids that depend on the document, and no empty output
+//! for a document with content. Generated Markdown and arbitrary bytes run
+//! over every profile in `properties.rs`; the fuzz target covers every
+//! profile too.
+//!
+//! A strategy registered without a built-in profile would escape all of
+//! this, so that is a failure too.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{engine, invariant_violations, level_for, meta, Level};
+
+fn fixtures() -> Vec<PathBuf> {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "md"))
+                .filter(|p| !p.ends_with("README.md"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    assert!(files.len() >= 15, "fixtures missing in {}", dir.display());
+    files
+}
+
+#[test]
+fn every_registered_strategy_ships_a_builtin_profile() {
+    let engine = engine();
+    for name in engine.registry().names() {
+        assert!(
+            engine.profiles().iter().any(|p| p.strategy == name),
+            "strategy {name} has no built-in profile: the contract suite would not run it"
+        );
+    }
+}
+
+#[test]
+fn every_profile_keeps_the_contract_on_every_fixture() {
+    let mut failures = Vec::new();
+    for profile in common::all_profiles() {
+        for path in fixtures() {
+            let bytes = match std::fs::read(&path) {
+                Ok(b) => b,
+                Err(e) => panic!("{}: {e}", path.display()),
+            };
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            let name = name.unwrap_or_default();
+            let m = meta("contract", &name, "v1");
+            let first = engine().chunk(&bytes, &m, Some(&profile.name));
+            let doc = match first {
+                Ok(d) => d,
+                Err(e) => {
+                    failures.push(format!("{} / {name}: {e}", profile.name));
+                    continue;
+                }
+            };
+            // Determinism: the same bytes in give the same bytes out.
+            let again = engine().chunk(&bytes, &m, Some(&profile.name));
+            let same = again.as_ref().ok().map(|d| {
+                serde_json::to_string(&d.chunks).ok() == serde_json::to_string(&doc.chunks).ok()
+            });
+            if same != Some(true) {
+                failures.push(format!("{} / {name}: not deterministic", profile.name));
+            }
+            let level = level_for(profile, Level::Full);
+            let v = invariant_violations(&doc.normalized, &doc.chunks, profile, level);
+            if !v.is_empty() {
+                failures.push(format!(
+                    "{} / {name}: {}",
+                    profile.name,
+                    common::describe(&v)
+                ));
+            }
+            let body = common::front_matter_len(&doc.normalized).unwrap_or(0);
+            let has_content = !doc.normalized[body..].trim().is_empty();
+            if has_content && doc.chunks.is_empty() {
+                failures.push(format!("{} / {name}: no chunks", profile.name));
+            }
+            for c in &doc.chunks {
+                if c.profile != profile.name || c.chunker_version != profile.chunker_version {
+                    failures.push(format!(
+                        "{} / {name}: chunk {} names {} / {}",
+                        profile.name, c.ordinal, c.profile, c.chunker_version
+                    ));
+                    break;
+                }
+            }
+            // Another document id gives other ids (ids are per document).
+            let other = engine().chunk(
+                &bytes,
+                &meta("contract", "other", "v1"),
+                Some(&profile.name),
+            );
+            if let (Ok(o), Some(c)) = (other, doc.chunks.first()) {
+                if o.chunks.first().map(|x| &x.chunk_id) == Some(&c.chunk_id) {
+                    failures.push(format!(
+                        "{} / {name}: ids ignore the document",
+                        profile.name
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_profile_stays_under_its_hard_max_on_a_long_unstructured_document() {
+    // One paragraph of 30,000 words without punctuation, then one "word" of
+    // 20,000 characters: every strategy must cut inside both.
+    let words: String = (0..30_000).map(|i| format!("w{} ", i % 997)).collect();
+    let doc = format!("{words}\n\n{}\n", "x".repeat(20_000));
+    for profile in common::all_profiles() {
+        let out = match engine().chunk(
+            doc.as_bytes(),
+            &meta("contract", "long", "v1"),
+            Some(&profile.name),
+        ) {
+            Ok(d) => d,
+            Err(e) => panic!("{}: {e}", profile.name),
+        };
+        let level = level_for(profile, Level::Full);
+        let v = invariant_violations(&out.normalized, &out.chunks, profile, level);
+        assert!(v.is_empty(), "{}: {}", profile.name, common::describe(&v));
+        assert!(out.chunks.len() > 10, "{}", profile.name);
+    }
+}

@@ -1,0 +1,302 @@
+//! Chunking profiles at run time: the engine built from the built-in
+//! profiles plus profile files (`profiles.dir`, CLI `--profile-file`), the
+//! experimental opt-in, and which profile a message gets (seed 001
+//! "per-source profile").
+//!
+//! Selection, first match wins: the message's `profile`, then
+//! `chunking.tenants.<tenant>.profiles_by_source_type.<type>`, then
+//! `chunking.tenants.<tenant>.profile`, then
+//! `chunking.profiles_by_source_type.<type>`, then `chunking.default_profile`.
+//! Every configured name is checked against the engine at start-up, so an
+//! unknown or disabled profile stops the process naming the key.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+use shared::Engine;
+
+/// `[chunking]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawChunking {
+    #[serde(default)]
+    default_profile: Option<String>,
+    #[serde(default)]
+    profiles_by_source_type: BTreeMap<String, String>,
+    #[serde(default)]
+    tenants: BTreeMap<String, RawTenantChunking>,
+}
+
+/// `[chunking.tenants.<tenant>]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTenantChunking {
+    #[serde(default)]
+    profile: Option<String>,
+    #[serde(default)]
+    profiles_by_source_type: BTreeMap<String, String>,
+}
+
+/// `[profiles]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawProfiles {
+    #[serde(default)]
+    dir: String,
+}
+
+/// `[experimental]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawExperimental {
+    #[serde(default)]
+    enabled: bool,
+}
+
+/// A profile setting that does not hold: the dotted key and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid setting `{key}`: {reason}")]
+pub struct ProfileSettingError {
+    /// Dotted key, e.g. `chunking.tenants.acme-prod.profile`.
+    pub key: String,
+    /// Why it is rejected.
+    pub reason: String,
+}
+
+/// Which profile a tenant's documents get.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TenantProfiles {
+    /// `chunking.tenants.<tenant>.profile`.
+    pub profile: Option<String>,
+    /// `chunking.tenants.<tenant>.profiles_by_source_type`.
+    pub by_source_type: BTreeMap<String, String>,
+}
+
+/// The validated profile settings and the engine they describe.
+#[derive(Debug, Clone)]
+pub struct ChunkingSettings {
+    /// The one engine of the process: built-in profiles plus files.
+    pub engine: Arc<Engine>,
+    /// `chunking.default_profile` (`spec-v1` when not set).
+    pub default_profile: String,
+    /// `chunking.profiles_by_source_type`.
+    pub by_source_type: BTreeMap<String, String>,
+    /// `chunking.tenants`.
+    pub tenants: BTreeMap<String, TenantProfiles>,
+    /// `profiles.dir`, if set.
+    pub profiles_dir: Option<PathBuf>,
+}
+
+impl ChunkingSettings {
+    /// The profile name for a message: see the module documentation.
+    pub fn select<'a>(
+        &'a self,
+        tenant_id: &str,
+        source_type: Option<&str>,
+        message_profile: Option<&'a str>,
+    ) -> &'a str {
+        if let Some(p) = message_profile {
+            return p;
+        }
+        let tenant = self.tenants.get(tenant_id);
+        let by_type = |map: &'a BTreeMap<String, String>| {
+            source_type.and_then(|t| map.get(t)).map(String::as_str)
+        };
+        tenant
+            .and_then(|t| by_type(&t.by_source_type))
+            .or_else(|| tenant.and_then(|t| t.profile.as_deref()))
+            .or_else(|| by_type(&self.by_source_type))
+            .unwrap_or(&self.default_profile)
+    }
+}
+
+/// Reads profile files and builds the engine. `files` are `--profile-file`
+/// arguments, `dir` a directory whose `*.toml` files are profiles (read in
+/// name order). Errors name the file and what is wrong in it.
+pub fn load_engine(
+    dir: Option<&Path>,
+    files: &[PathBuf],
+    experimental: bool,
+) -> Result<Engine, String> {
+    let mut builder = Engine::builder().experimental(experimental);
+    let mut paths: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = dir {
+        let entries = std::fs::read_dir(dir)
+            .map_err(|e| format!("cannot read profile directory {}: {e}", dir.display()))?;
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml") && p.is_file())
+            .collect();
+        found.sort();
+        paths.extend(found);
+    }
+    paths.extend(files.iter().cloned());
+    for path in &paths {
+        let src = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read profile file {}: {e}", path.display()))?;
+        builder = builder.profile_source(path.display().to_string(), src);
+    }
+    builder.build().map_err(|e| e.to_string())
+}
+
+/// The profile name defined in a profile file, without validating it (to
+/// select the profile a `--profile-file` adds).
+pub fn profile_name_in(src: &str) -> Option<String> {
+    let table: toml::Table = src.parse().ok()?;
+    table.get("name")?.as_str().map(str::to_owned)
+}
+
+/// Validates `[chunking]`, `[profiles]` and `[experimental]`: builds the
+/// engine and checks that every configured profile name can be used.
+pub(crate) fn validate(
+    chunking: RawChunking,
+    profiles: RawProfiles,
+    experimental: RawExperimental,
+) -> Result<ChunkingSettings, ProfileSettingError> {
+    let profiles_dir = (!profiles.dir.trim().is_empty()).then(|| PathBuf::from(&profiles.dir));
+    let engine =
+        load_engine(profiles_dir.as_deref(), &[], experimental.enabled).map_err(|reason| {
+            ProfileSettingError {
+                key: "profiles.dir".into(),
+                reason,
+            }
+        })?;
+    let check = |key: String, name: &str| {
+        engine
+            .profile(Some(name))
+            .map(|_| ())
+            .map_err(|e| ProfileSettingError {
+                key,
+                reason: e.to_string(),
+            })
+    };
+    let default_profile = chunking
+        .default_profile
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| shared::profile::DEFAULT_PROFILE.to_owned());
+    check("chunking.default_profile".into(), &default_profile)?;
+    for (t, name) in &chunking.profiles_by_source_type {
+        check(format!("chunking.profiles_by_source_type.{t}"), name)?;
+    }
+    let mut tenants = BTreeMap::new();
+    for (tenant, raw) in chunking.tenants {
+        if let Some(name) = &raw.profile {
+            check(format!("chunking.tenants.{tenant}.profile"), name)?;
+        }
+        for (t, name) in &raw.profiles_by_source_type {
+            check(
+                format!("chunking.tenants.{tenant}.profiles_by_source_type.{t}"),
+                name,
+            )?;
+        }
+        tenants.insert(
+            tenant,
+            TenantProfiles {
+                profile: raw.profile,
+                by_source_type: raw.profiles_by_source_type,
+            },
+        );
+    }
+    Ok(ChunkingSettings {
+        engine: Arc::new(engine),
+        default_profile,
+        by_source_type: chunking.profiles_by_source_type,
+        tenants,
+        profiles_dir,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn settings(src: &str) -> Result<ChunkingSettings, ProfileSettingError> {
+        #[derive(Deserialize)]
+        struct Doc {
+            #[serde(default)]
+            chunking: RawChunking,
+            #[serde(default)]
+            profiles: RawProfiles,
+            #[serde(default)]
+            experimental: RawExperimental,
+        }
+        let d: Doc = toml::from_str(src).unwrap();
+        validate(d.chunking, d.profiles, d.experimental)
+    }
+
+    #[test]
+    fn selection_goes_message_tenant_type_tenant_type_default() {
+        let s = settings(
+            r#"
+[chunking]
+default_profile = "docs-v1"
+profiles_by_source_type = { file = "recursive-v1" }
+[chunking.tenants.acme-prod]
+profile = "enterprise-v1"
+profiles_by_source_type = { confluence = "markdown-v1" }
+"#,
+        )
+        .unwrap();
+        assert_eq!(
+            s.select("acme-prod", Some("confluence"), Some("token-v1")),
+            "token-v1"
+        );
+        assert_eq!(
+            s.select("acme-prod", Some("confluence"), None),
+            "markdown-v1"
+        );
+        assert_eq!(s.select("acme-prod", Some("file"), None), "enterprise-v1");
+        assert_eq!(s.select("other", Some("file"), None), "recursive-v1");
+        assert_eq!(s.select("other", Some("confluence"), None), "docs-v1");
+        assert_eq!(s.select("other", None, None), "docs-v1");
+        assert_eq!(settings("").unwrap().select("x", None, None), "spec-v1");
+    }
+
+    #[test]
+    fn an_unknown_profile_names_its_key() {
+        let err = settings("[chunking.tenants.acme-prod]\nprofile = \"nope\"\n").unwrap_err();
+        assert_eq!(err.key, "chunking.tenants.acme-prod.profile");
+        assert!(err.reason.contains("spec-v1"), "{err}");
+        let err = settings("[chunking]\nprofiles_by_source_type = { file = \"x\" }\n").unwrap_err();
+        assert_eq!(err.key, "chunking.profiles_by_source_type.file");
+    }
+
+    #[test]
+    fn profile_files_in_the_directory_are_loaded_and_errors_name_the_file() {
+        let dir = std::env::temp_dir().join(format!("cw-profiles-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("small.toml"),
+            "name = \"small-v1\"\nstrategy = \"recursive\"\n[params]\nchunk_size = 200\nchunk_overlap = 20\n",
+        )
+        .unwrap();
+        let toml_dir = format!("[profiles]\ndir = {:?}\n", dir.display().to_string());
+        let s = settings(&format!(
+            "{toml_dir}[chunking]\ndefault_profile = \"small-v1\"\n"
+        ))
+        .unwrap();
+        assert_eq!(
+            s.engine
+                .profile(Some("small-v1"))
+                .unwrap()
+                .hard_max_tokens(),
+            200
+        );
+        std::fs::write(
+            dir.join("bad.toml"),
+            "name = \"bad\"\nstrategy = \"token\"\n[params]\nchunk_size = 5\n",
+        )
+        .unwrap();
+        let err = settings(&toml_dir).unwrap_err();
+        assert_eq!(err.key, "profiles.dir");
+        assert!(
+            err.reason.contains("bad.toml") && err.reason.contains("params.chunk_size = 5"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
