@@ -1,8 +1,9 @@
 //! The chunker over the real Markdown corpus (`../shared/corpus`, ~2,600
 //! files, ~44 MB of English and Russian documentation).
 //!
-//! Every `*.md` file is chunked with `spec-v1` (and `enterprise-v1` unless
-//! `CORPUS_PROFILES` names others, comma-separated) and checked with the
+//! Every `*.md` file is chunked with `spec-v1`, `enterprise-v1` and the
+//! profiles of the other strategies (unless `CORPUS_PROFILES` names others,
+//! comma-separated) and checked with the
 //! corpus level of the independent invariants in `common`: no error, the
 //! `tiktoken-rs` count of EVERY chunk's text equals its `token_count`, the
 //! hard max, ordinals, spans and char offsets, text composition, nothing
@@ -18,11 +19,15 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use common::{engine, invariant_violations, meta, profile, Level};
+use common::{engine, invariant_violations, level_for, meta, profile, Level};
 use shared::{Chunk, ChunkType};
 
 /// Where the corpus lives relative to this crate.
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus");
+
+/// The profiles checked unless `CORPUS_PROFILES` names others: two
+/// structural ones and every other strategy's.
+const DEFAULT_PROFILES: &str = "spec-v1,enterprise-v1,recursive-v1,token-v1,markdown-v1";
 
 /// Failing files to print in full before only counting them.
 const SHOWN_FAILURES: usize = 15;
@@ -116,12 +121,8 @@ fn check_file(root: &Path, path: &Path, profile_name: &str, report: &mut Report)
             }
         }
     }
-    let v = invariant_violations(
-        &doc.normalized,
-        &doc.chunks,
-        profile(profile_name),
-        Level::Full,
-    );
+    let p = profile(profile_name);
+    let v = invariant_violations(&doc.normalized, &doc.chunks, p, level_for(p, Level::Full));
     report.check_secs += started.elapsed().as_secs_f64();
     if !v.is_empty() {
         let shown: Vec<&str> = v.iter().take(SHOWN_PER_FILE).map(String::as_str).collect();
@@ -184,8 +185,7 @@ fn corpus_chunks_hold_the_invariants() {
         return;
     }
     let files = markdown_files(root);
-    let profiles =
-        std::env::var("CORPUS_PROFILES").unwrap_or_else(|_| "spec-v1,enterprise-v1".to_owned());
+    let profiles = std::env::var("CORPUS_PROFILES").unwrap_or_else(|_| DEFAULT_PROFILES.to_owned());
     let mut failures = Vec::new();
     for p in profiles.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         failures.extend(

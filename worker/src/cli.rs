@@ -157,6 +157,10 @@ pub enum Command {
         /// Publish only the median-sized file of the inputs, --docs times.
         #[arg(long)]
         median: bool,
+        /// The chunking profile every message names (see `chunk-worker
+        /// profiles`); without it the worker's settings choose.
+        #[arg(long, value_name = "NAME")]
+        profile: Option<String>,
     },
 }
 
@@ -170,7 +174,8 @@ overall and by document size (< 10K and < 100K tokens, seed 001's SLOs).
 Examples:
   chunk-worker bench --median --docs 3000          # sustained throughput
   chunk-worker bench --median --docs 1500 --rate 50  # latency at 50 docs/s
-  chunk-worker bench --docs 2204                   # the whole English corpus";
+  chunk-worker bench --docs 2204                   # the whole English corpus
+  chunk-worker bench --median --docs 3000 --profile recursive-v1";
 
 const DEMO_HELP: &str = "\
 The worker runs in-process with the usual settings (config/default.toml,

@@ -119,20 +119,25 @@ async fn publish_and_report(
         }
     }
     println!(
-        "\n{:<28} {:<26} {:>7} {:>8}  status",
-        "document", "version", "chunks", "tokens"
+        "\n{:<28} {:<26} {:<14} {:>7} {:>8}  status",
+        "document", "version", "profile", "chunks", "tokens"
     );
     for (doc, version) in &expected {
         match rows.get(doc) {
-            Some(Outcome::Stored { chunks, tokens }) => {
-                println!("{doc:<28} {version:<26} {chunks:>7} {tokens:>8}  stored")
+            Some(Outcome::Stored {
+                chunks,
+                tokens,
+                profile,
+            }) => {
+                println!("{doc:<28} {version:<26} {profile:<14} {chunks:>7} {tokens:>8}  stored")
             }
-            Some(Outcome::Failed(code)) => {
-                println!("{doc:<28} {version:<26} {:>7} {:>8}  {code}", "-", "-")
-            }
+            Some(Outcome::Failed(code)) => println!(
+                "{doc:<28} {version:<26} {:<14} {:>7} {:>8}  {code}",
+                "-", "-", "-"
+            ),
             None => println!(
-                "{doc:<28} {version:<26} {:>7} {:>8}  not stored in time",
-                "-", "-"
+                "{doc:<28} {version:<26} {:<14} {:>7} {:>8}  not stored in time",
+                "-", "-", "-"
             ),
         }
     }
@@ -155,7 +160,11 @@ async fn publish_and_report(
 }
 
 enum Outcome {
-    Stored { chunks: i64, tokens: i64 },
+    Stored {
+        chunks: i64,
+        tokens: i64,
+        profile: String,
+    },
     Failed(String),
 }
 
@@ -168,8 +177,8 @@ async fn wait_for(
     loop {
         let mut found = BTreeMap::new();
         for (doc, version) in expected {
-            let stored: Option<(i64, i64)> = sqlx::query_as(
-                "SELECT chunk_count::bigint, total_tokens::bigint FROM source_versions
+            let stored: Option<(i64, i64, String)> = sqlx::query_as(
+                "SELECT chunk_count::bigint, total_tokens::bigint, profile FROM source_versions
                  WHERE tenant_id = $1 AND document_id = $2 AND source_version_id = $3",
             )
             .bind(TENANT)
@@ -177,8 +186,15 @@ async fn wait_for(
             .bind(version)
             .fetch_optional(pool)
             .await?;
-            if let Some((chunks, tokens)) = stored {
-                found.insert(doc.clone(), Outcome::Stored { chunks, tokens });
+            if let Some((chunks, tokens, profile)) = stored {
+                found.insert(
+                    doc.clone(),
+                    Outcome::Stored {
+                        chunks,
+                        tokens,
+                        profile,
+                    },
+                );
                 continue;
             }
             let failed: Option<(String,)> = sqlx::query_as(

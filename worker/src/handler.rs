@@ -92,8 +92,10 @@ pub struct MessageIds {
     pub source_version_id: Option<String>,
     /// `correlation_id`.
     pub correlation_id: Option<String>,
-    /// `profile` (the default profile when absent).
+    /// `profile` (the settings choose when absent).
     pub profile: Option<String>,
+    /// `source_type`, for the settings' choice of profile.
+    pub source_type: Option<String>,
 }
 
 impl MessageIds {
@@ -115,6 +117,7 @@ impl MessageIds {
             source_version_id: get("source_version_id"),
             correlation_id: get("correlation_id"),
             profile: get("profile"),
+            source_type: get("source_type"),
         }
     }
 }

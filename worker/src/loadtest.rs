@@ -32,6 +32,8 @@ pub struct BenchOptions {
     pub rate: f64,
     /// Publish only the median-sized file of the inputs, `docs` times.
     pub median: bool,
+    /// The profile every message names (`None`: the worker's selection).
+    pub profile: Option<String>,
 }
 
 /// Publishes awaiting their confirm at once when not rate-limited.
@@ -156,6 +158,7 @@ async fn drive(
                 "source_type": "file",
                 "markdown": markdown,
                 "metadata": { "file_path": path },
+                "profile": opts.profile,
                 "correlation_id": format!("bench-{run}"),
             });
             let props = BasicProperties::default()

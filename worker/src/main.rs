@@ -42,11 +42,13 @@ fn main() -> ExitCode {
             docs,
             rate,
             median,
+            profile,
         } => ExitCode::from(worker::service::bench(worker::loadtest::BenchOptions {
             inputs: worker::loadtest::inputs_or_default(inputs.clone()),
             docs: *docs,
             rate: *rate,
             median: *median,
+            profile: profile.clone(),
         })),
     }
 }

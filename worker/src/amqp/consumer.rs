@@ -267,7 +267,9 @@ struct MessageInfo {
     attempts: u32,
     /// Headers for the events it causes (the continued trace context).
     event_headers: serde_json::Value,
-    /// The strategy and granularity its profile names (metric labels).
+    /// The profile the settings choose for it (for the audit line).
+    profile: String,
+    /// The strategy and granularity of that profile (metric labels).
     strategy: StrategyLabels,
 }
 
@@ -332,8 +334,19 @@ async fn process(
         attempts,
     );
     trace.adopt(&span);
-    let strategy = StrategyLabels::for_profile(&ctx.engine, ids.profile.as_deref());
+    // The profile the handler will choose (message, tenant, source type).
+    let profile = ctx
+        .settings
+        .chunking
+        .select(
+            ids.tenant_id.as_deref().unwrap_or_default(),
+            ids.source_type.as_deref(),
+            ids.profile.as_deref(),
+        )
+        .to_owned();
+    let strategy = StrategyLabels::for_profile(&ctx.engine, Some(&profile));
     let info = MessageInfo {
+        profile,
         ids,
         attempts,
         event_headers: trace.event_headers(&span),
@@ -354,6 +367,7 @@ async fn process(
     };
         let outcome = settlement.label();
         let strategy = info.strategy.clone();
+        let info_profile = info.profile.clone();
         let chunk_count = match &settlement {
             Settlement::Done(Outcome::Stored { chunk_count, .. }) => Some(*chunk_count),
             _ => None,
@@ -371,6 +385,7 @@ async fn process(
         tracing::info!(
             audit = true,
             outcome,
+            chunker_profile = %info_profile,
             chunker_strategy = %strategy.strategy,
             granularity = %strategy.granularity,
             chunk_count,

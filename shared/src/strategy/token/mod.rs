@@ -81,9 +81,16 @@ pub(crate) fn windows(
     let skip = |p: usize| p + (text[p..range.end].len() - text[p..range.end].trim_start().len());
     let mut spans = Vec::new();
     let mut start = skip(range.start);
+    let trim_end = |from: usize, to: usize| from + text[from..to].trim_end().len();
     while start < range.end {
-        let end = tokens.window_end(start, range.end, size);
-        let trimmed = start + text[start..end].trim_end().len();
+        let mut end = tokens.window_end(start, range.end, size);
+        let mut trimmed = trim_end(start, end);
+        // Trailing whitespace can share a token with what precedes it, so
+        // the trimmed window may count one more: shorten until it fits.
+        while trimmed > start && tokens.exceeds(start..trimmed, size) {
+            end = tokens.window_end(start, trimmed, size);
+            trimmed = trim_end(start, end);
+        }
         if trimmed > start {
             spans.push(start..trimmed);
         }
