@@ -15,6 +15,14 @@ use crate::profile::IdFormula;
 /// becomes one space and the segment is trimmed; empty segments are dropped.
 /// The pieces are joined with `\n` and the result is trimmed.
 pub fn canonical_text(text: &str) -> String {
+    // No fence can open without three backticks or tildes in a row: then
+    // the whole text is one prose segment (the same result, one pass, no
+    // line splitting).
+    if !text.contains("```") && !text.contains("~~~") {
+        let mut prose = String::with_capacity(text.len());
+        push_words(text, &mut prose);
+        return prose;
+    }
     let mut out = String::with_capacity(text.len());
     let mut prose = String::new();
     let mut fence: Option<(u8, usize)> = None;
