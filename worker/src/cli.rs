@@ -116,6 +116,11 @@ pub enum Command {
     /// where each is defined), print one as TOML, or check profile files.
     #[command(after_long_help = PROFILES_HELP)]
     Profiles(ProfilesArgs),
+    /// Measure chunkers: boundary F1, BM25 retrieval (Recall@K, token IoU,
+    /// nDCG@10), cost and latency per profile (and external systems); writes
+    /// leaderboard.json and leaderboard.html.
+    #[command(after_long_help = EVAL_HELP)]
+    Eval(EvalArgs),
     /// Extract the links of Markdown files and write one JSON object per link
     /// (JSONL) to stdout: URL, anchor text, link type, Confluence/Jira target,
     /// and the chunk holding it.
@@ -219,6 +224,77 @@ Examples:
 Exit status: 0 listed / shown / every file valid; 2 unknown profile, or a
 file that is not a valid profile (the message names the file, the key, the
 value and what is valid).";
+
+const EVAL_HELP: &str = "\
+A dataset is a directory: documents/*.md, and questions.jsonl (retrieval
+gold: id, question, document, lang, references [{text, start, end}] in code
+points of the file as given) and/or boundaries.jsonl (document, boundaries:
+code point offsets where a new topic starts). See eval/README.md.
+
+Every profile chunks every document; all chunks of a dataset go into one
+BM25 index (k1 1.2, b 0.75) of their embed_text (and, as a second row, of
+their chunk_text); each question retrieves the top K. Metrics are averaged
+over questions; boundaries are chunk starts matched to gold within
+--tolerance characters. --external NAME=FILE.jsonl adds another system's
+chunks ({\"document\", \"text\"} lines, optional \"start\"/\"end\"),
+e.g. from scripts/peers/eval_peers.py.
+
+Examples:
+  chunk-worker eval                                   # every profile, the shipped datasets
+  chunk-worker eval --profiles spec-v1,recursive-v1 --k 5,10 --rank-by recall@5
+  chunk-worker eval --external langchain=target/peers/retrieval/langchain-recursive.jsonl
+
+Exit status: 0 done; 2 bad arguments or bad data (the message names the file
+and line).";
+
+/// What `eval` indexes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EvalText {
+    /// `embed_text` (with breadcrumbs), what an embedder sees.
+    Embed,
+    /// `chunk_text`.
+    Chunk,
+    /// Both, as two rows per system.
+    Both,
+}
+
+/// Options of `chunk-worker eval`.
+#[derive(Debug, Clone, Args)]
+pub struct EvalArgs {
+    /// Dataset directories [default: eval/retrieval and eval/boundaries].
+    #[arg(long = "dataset", value_name = "DIR")]
+    pub datasets: Vec<PathBuf>,
+    /// Profiles to measure, comma-separated [default: every usable profile].
+    #[arg(long, value_delimiter = ',', value_name = "P1,P2")]
+    pub profiles: Vec<String>,
+    /// Every usable profile (the default).
+    #[arg(long, conflicts_with = "profiles")]
+    pub all: bool,
+    /// Another system's chunks, as NAME=FILE.jsonl (repeatable).
+    #[arg(long = "external", value_name = "NAME=FILE.jsonl")]
+    pub externals: Vec<String>,
+    /// The retriever: bm25 (minilm comes with the semantic model).
+    #[arg(long, default_value = "bm25", value_parser = ["bm25", "minilm", "both"])]
+    pub retriever: String,
+    /// Cut-offs of the @K metrics.
+    #[arg(long, value_delimiter = ',', default_value = "5,10,20")]
+    pub k: Vec<usize>,
+    /// The metric rows are ranked by (e.g. ndcg@10, recall@5, boundary_f1).
+    #[arg(long, default_value = "ndcg@10")]
+    pub rank_by: String,
+    /// Boundary match tolerance, in characters.
+    #[arg(long, default_value_t = 50)]
+    pub tolerance: u32,
+    /// What is indexed.
+    #[arg(long, value_enum, default_value = "both")]
+    pub text: EvalText,
+    /// Where leaderboard.json and leaderboard.html go.
+    #[arg(long, default_value = "target/eval", value_name = "DIR")]
+    pub out: PathBuf,
+    /// Profile files and experimental strategies.
+    #[command(flatten)]
+    pub select: ProfileSelectArgs,
+}
 
 /// Options of `chunk-worker profiles`.
 #[derive(Debug, Clone, Args)]

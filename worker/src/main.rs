@@ -30,6 +30,14 @@ fn main() -> ExitCode {
             "profiles",
             offline::profiles::run(args, stdout(), io::stderr()),
         ),
+        Command::Eval(args) => {
+            let progress = if io::stderr().is_terminal() {
+                Progress::Stderr
+            } else {
+                Progress::Hidden
+            };
+            offline_status("eval", offline::eval::run(args, progress, stdout()))
+        }
         Command::Links(args) => {
             offline_status("links", offline::links(args, stdout(), io::stderr()))
         }

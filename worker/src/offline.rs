@@ -11,6 +11,7 @@
 //! written only once it chunked completely). A closed stdout (`| head`) ends
 //! a run early but quietly: the reader has all it wanted.
 
+pub mod eval;
 mod inputs;
 pub mod links;
 pub mod profiles;

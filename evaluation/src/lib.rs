@@ -1,0 +1,360 @@
+//! `evaluation`: the harness that measures chunkers (issue 12).
+//!
+//! Every chosen profile (and every external system's chunks) is applied to
+//! the documents of the datasets; then, with the retriever held fixed:
+//! boundary precision / recall / F1 against gold topic boundaries, and for
+//! every question the retrieval metrics at each K (recall of reference
+//! excerpts, token-level recall / precision / IoU of the retrieved text,
+//! nDCG@10 graded by overlap); plus cost (chunks, tokens) and chunking
+//! latency per document. [`report`] turns the rows into the leaderboard
+//! (JSON, HTML, a table).
+//!
+//! - [`align`]: file offsets → normalized offsets;
+//! - [`dataset`]: loading and checking gold data;
+//! - [`external`]: other systems' chunks (JSONL);
+//! - [`bm25`]: the retriever;
+//! - [`metrics`]: the metric functions (unit-tested on hand-checked cases).
+
+pub mod align;
+pub mod bm25;
+pub mod dataset;
+pub mod external;
+pub mod metrics;
+pub mod report;
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use shared::tokens::{TokenCounter, TokenizerKind};
+use shared::{DocumentMeta, Engine};
+
+use crate::bm25::Bm25;
+use crate::dataset::Dataset;
+use crate::metrics::{at_k, boundary_matches, ndcg, percentile, prf, ChunkSpan};
+pub use crate::report::{Leaderboard, Row};
+
+/// Why an evaluation could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    /// Bad or missing input data: the message names the file and line.
+    #[error("{0}")]
+    Data(String),
+    /// A profile could not chunk a document.
+    #[error("{0}")]
+    Chunking(String),
+}
+
+/// One chunk of a system, on a dataset document.
+#[derive(Debug, Clone)]
+pub struct SysChunk {
+    /// Spans in normalized code points.
+    pub span: ChunkSpan,
+    /// What the embedder would see.
+    pub embed_text: String,
+    /// What a reader sees.
+    pub chunk_text: String,
+    /// Tokens of `chunk_text`.
+    pub tokens: u32,
+    /// Tokens of `embed_text`.
+    pub embed_tokens: u32,
+}
+
+/// What a system produced on a dataset: chunks per document and latencies.
+#[derive(Debug, Clone, Default)]
+pub struct SystemOutput {
+    /// Chunks of every document, in document order.
+    pub chunks: Vec<SysChunk>,
+    /// Milliseconds per document (empty for external systems).
+    pub latencies_ms: Vec<(String, f64)>,
+}
+
+/// A chunker under evaluation.
+#[derive(Debug, Clone)]
+pub enum System {
+    /// A profile of the engine.
+    Profile(String),
+    /// Chunks made by another system, loaded from JSONL.
+    External {
+        /// Its name in the leaderboard.
+        name: String,
+        /// Its chunks, by document name.
+        chunks: BTreeMap<String, Vec<external::ExternalChunk>>,
+    },
+}
+
+impl System {
+    /// The leaderboard name.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Profile(n) => n,
+            Self::External { name, .. } => name,
+        }
+    }
+}
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Cut-offs for the @K metrics.
+    pub ks: Vec<usize>,
+    /// Boundary tolerance in code points.
+    pub tolerance: u32,
+    /// The metric rows are sorted by (`ndcg@10`, `recall@5`, ...).
+    pub rank_by: String,
+    /// Index `embed_text` (`true`) and/or `chunk_text` (`false`).
+    pub texts: Vec<bool>,
+}
+
+/// Chunks every document of `dataset` with `profile`.
+pub fn run_profile(
+    engine: &Engine,
+    profile: &str,
+    dataset: &Dataset,
+) -> Result<SystemOutput, EvalError> {
+    let p = engine
+        .profile(Some(profile))
+        .map_err(|e| EvalError::Chunking(e.to_string()))?;
+    let counter = p.tokenizer.counter();
+    let mut out = SystemOutput::default();
+    for (doc_index, d) in dataset.documents.iter().enumerate() {
+        let meta = DocumentMeta {
+            tenant_id: "eval".into(),
+            document_id: d.name.clone(),
+            source_version_id: "v1".into(),
+            file_path: Some(d.name.clone()),
+            ..DocumentMeta::default()
+        };
+        let started = Instant::now();
+        let doc = engine
+            .chunk(d.raw.as_bytes(), &meta, Some(profile))
+            .map_err(|e| EvalError::Chunking(format!("{profile} on {}: {e}", d.name)))?;
+        out.latencies_ms
+            .push((d.name.clone(), started.elapsed().as_secs_f64() * 1000.0));
+        for c in doc.chunks {
+            let prefix_bytes: usize = c
+                .chunk_text
+                .chars()
+                .take(c.overlap_prefix_chars as usize)
+                .map(char::len_utf8)
+                .sum();
+            let prefix = &c.chunk_text[..prefix_bytes];
+            let from_text = doc.normalized[..c.byte_start as usize].ends_with(prefix);
+            let text_start = if from_text {
+                c.char_start - u64::from(c.overlap_prefix_chars)
+            } else {
+                c.char_start
+            };
+            let to32 = |x: u64| u32::try_from(x).unwrap_or(u32::MAX);
+            out.chunks.push(SysChunk {
+                span: ChunkSpan {
+                    doc: doc_index,
+                    own: (to32(c.char_start), to32(c.char_end)),
+                    text: (to32(text_start), to32(c.char_end)),
+                },
+                embed_tokens: u32::try_from(counter.count(&c.embed_text)).unwrap_or(u32::MAX),
+                tokens: c.token_count,
+                embed_text: c.embed_text,
+                chunk_text: c.chunk_text,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Places an external system's chunks on `dataset`'s documents (normalized
+/// offsets; own span = the part after the previous chunk's end).
+pub fn run_external(
+    chunks: &BTreeMap<String, Vec<external::ExternalChunk>>,
+    dataset: &Dataset,
+) -> SystemOutput {
+    let counter = TokenizerKind::Cl100kBase.counter();
+    let mut out = SystemOutput::default();
+    for (doc_index, d) in dataset.documents.iter().enumerate() {
+        let Some(list) = chunks.get(&d.name) else {
+            continue;
+        };
+        let mut covered = 0u32;
+        for c in list {
+            let (s, e) = (d.map.at(c.start), d.map.at(c.end));
+            let own = (s.max(covered).min(e), e);
+            covered = covered.max(e);
+            let tokens = u32::try_from(counter.count(&c.text)).unwrap_or(u32::MAX);
+            out.chunks.push(SysChunk {
+                span: ChunkSpan {
+                    doc: doc_index,
+                    own,
+                    text: (s, e),
+                },
+                embed_text: c.text.clone(),
+                chunk_text: c.text.clone(),
+                tokens,
+                embed_tokens: tokens,
+            });
+        }
+    }
+    out
+}
+
+/// Boundary counts `(matched, predicted, gold)` of `output` on `dataset`.
+pub fn boundary_counts(
+    output: &SystemOutput,
+    dataset: &Dataset,
+    tolerance: u32,
+) -> (usize, usize, usize) {
+    let mut starts: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
+    for c in &output.chunks {
+        if c.span.own.0 < c.span.own.1 {
+            starts.entry(c.span.doc).or_default().push(c.span.own.0);
+        }
+    }
+    let mut sum = (0, 0, 0);
+    for g in &dataset.boundaries {
+        // The first chunk's start is the document's start, not a boundary.
+        let predicted: Vec<u32> = starts
+            .get(&g.doc)
+            .map(|s| s.iter().skip(1).copied().collect())
+            .unwrap_or_default();
+        let (m, p, n) = boundary_matches(&g.boundaries, &predicted, tolerance);
+        sum = (sum.0 + m, sum.1 + p, sum.2 + n);
+    }
+    sum
+}
+
+/// Per-question retrieval metrics summed over `dataset`'s questions:
+/// `(metric name → sum, questions)`.
+pub fn retrieval_sums(
+    output: &SystemOutput,
+    dataset: &Dataset,
+    config: &Config,
+    embed_text: bool,
+) -> (BTreeMap<String, f64>, usize) {
+    let mut sums: BTreeMap<String, f64> = BTreeMap::new();
+    if dataset.questions.is_empty() {
+        return (sums, 0);
+    }
+    let index = Bm25::new(output.chunks.iter().map(|c| {
+        if embed_text {
+            c.embed_text.as_str()
+        } else {
+            c.chunk_text.as_str()
+        }
+    }));
+    let spans: Vec<ChunkSpan> = output.chunks.iter().map(|c| c.span).collect();
+    let depth = config.ks.iter().copied().max().unwrap_or(10).max(10);
+    for q in &dataset.questions {
+        let ranked = index.search(&q.question, depth);
+        for &k in &config.ks {
+            let m = at_k(&spans, &ranked, q.doc, &q.references, k);
+            for (name, v) in [
+                ("recall", m.recall),
+                ("token_recall", m.token_recall),
+                ("token_precision", m.token_precision),
+                ("token_iou", m.token_iou),
+            ] {
+                *sums.entry(format!("{name}@{k}")).or_default() += v;
+            }
+        }
+        *sums.entry("ndcg@10".into()).or_default() +=
+            ndcg(&spans, &ranked, q.doc, &q.references, 10);
+    }
+    (sums, dataset.questions.len())
+}
+
+/// Evaluates `systems` on `datasets`: one row per system and indexed text.
+pub fn evaluate(
+    engine: &Engine,
+    systems: &[System],
+    datasets: &[Dataset],
+    config: &Config,
+    mut progress: impl FnMut(&str),
+) -> Result<Vec<Row>, EvalError> {
+    let mut rows = Vec::new();
+    for system in systems {
+        progress(system.name());
+        let mut outputs = Vec::new();
+        for d in datasets {
+            let out = match system {
+                System::Profile(p) => run_profile(engine, p, d)?,
+                System::External { chunks, .. } => run_external(chunks, d),
+            };
+            outputs.push(out);
+        }
+        let (mut m, mut p, mut g) = (0, 0, 0);
+        for (out, d) in outputs.iter().zip(datasets) {
+            let c = boundary_counts(out, d, config.tolerance);
+            (m, p, g) = (m + c.0, p + c.1, g + c.2);
+        }
+        let (bp, br, bf) = prf(m, p, g);
+        let all: Vec<&SysChunk> = outputs.iter().flat_map(|o| &o.chunks).collect();
+        let tokens: Vec<f64> = all.iter().map(|c| f64::from(c.tokens)).collect();
+        let latencies: Vec<(String, f64)> = outputs
+            .iter()
+            .flat_map(|o| o.latencies_ms.iter().cloned())
+            .collect();
+        let lat: Vec<f64> = latencies.iter().map(|(_, ms)| *ms).collect();
+        let mut slowest = latencies.clone();
+        slowest.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let experimental = match system {
+            System::Profile(name) => engine
+                .profiles()
+                .get(name)
+                .map(|p| p.experimental)
+                .unwrap_or(false),
+            System::External { .. } => false,
+        };
+        for &embed in &config.texts {
+            let mut sums: BTreeMap<String, f64> = BTreeMap::new();
+            let mut questions = 0;
+            for (out, d) in outputs.iter().zip(datasets) {
+                let (s, n) = retrieval_sums(out, d, config, embed);
+                for (k, v) in s {
+                    *sums.entry(k).or_default() += v;
+                }
+                questions += n;
+            }
+            let metrics: BTreeMap<String, f64> = sums
+                .into_iter()
+                .map(|(k, v)| {
+                    (
+                        k,
+                        if questions == 0 {
+                            0.0
+                        } else {
+                            v / questions as f64
+                        },
+                    )
+                })
+                .collect();
+            rows.push(Row {
+                name: system.name().to_owned(),
+                external: matches!(system, System::External { .. }),
+                experimental,
+                recommended: false,
+                retriever: "bm25".into(),
+                text: if embed { "embed_text" } else { "chunk_text" }.into(),
+                boundary_precision: bp,
+                boundary_recall: br,
+                boundary_f1: bf,
+                metrics,
+                questions,
+                chunks: all.len(),
+                mean_tokens: if tokens.is_empty() {
+                    0.0
+                } else {
+                    tokens.iter().sum::<f64>() / tokens.len() as f64
+                },
+                p95_tokens: percentile(&tokens, 95.0),
+                total_tokens_embedded: all.iter().map(|c| u64::from(c.embed_tokens)).sum(),
+                latency_p50_ms: (!lat.is_empty()).then(|| percentile(&lat, 50.0)),
+                latency_p95_ms: (!lat.is_empty()).then(|| percentile(&lat, 95.0)),
+                latency_p99_ms: (!lat.is_empty()).then(|| percentile(&lat, 99.0)),
+                slowest_documents: slowest
+                    .iter()
+                    .take(3)
+                    .map(|(n, ms)| format!("{n} ({ms:.1} ms)"))
+                    .collect(),
+            });
+        }
+    }
+    Ok(rows)
+}

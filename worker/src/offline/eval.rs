@@ -1,0 +1,143 @@
+//! `chunk-worker eval`: runs the evaluation harness (the `evaluation`
+//! crate) over datasets, writes `leaderboard.json` and `leaderboard.html`
+//! to `--out` and prints the table.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use evaluation::dataset::Dataset;
+use evaluation::{Config, Leaderboard, System};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::{deliver, engine_for, OfflineError, Progress, Summary};
+use crate::cli::{EvalArgs, EvalText};
+
+/// The datasets used when none is named: the repository's.
+pub const DEFAULT_DATASETS: [&str; 2] = ["eval/retrieval", "eval/boundaries"];
+
+/// Runs the evaluation.
+pub fn run(
+    args: &EvalArgs,
+    progress: Progress,
+    mut stdout: impl Write,
+) -> Result<Summary, OfflineError> {
+    if args.retriever != "bm25" {
+        return Err(OfflineError::Usage(format!(
+            "--retriever {}: the MiniLM retriever needs the semantic model (all-MiniLM-L6-v2), which this build does not have yet; use --retriever bm25",
+            args.retriever
+        )));
+    }
+    if args.k.is_empty() || args.k.contains(&0) {
+        return Err(OfflineError::Usage(
+            "--k takes positive cut-offs, e.g. 5,10,20".into(),
+        ));
+    }
+    let engine = engine_for(&args.select)?;
+    let dirs: Vec<PathBuf> = if args.datasets.is_empty() {
+        DEFAULT_DATASETS.iter().map(PathBuf::from).collect()
+    } else {
+        args.datasets.clone()
+    };
+    let mut datasets = Vec::new();
+    for dir in &dirs {
+        datasets.push(Dataset::load(dir).map_err(|e| OfflineError::Usage(e.to_string()))?);
+    }
+    let mut systems: Vec<System> = Vec::new();
+    let names: Vec<String> = if args.profiles.is_empty() || args.all {
+        engine
+            .profiles()
+            .iter()
+            .filter(|p| !p.experimental || engine.experimental_enabled())
+            .map(|p| p.name.clone())
+            .collect()
+    } else {
+        args.profiles.clone()
+    };
+    for name in names {
+        engine
+            .profile(Some(&name))
+            .map_err(|e| OfflineError::Usage(e.to_string()))?;
+        systems.push(System::Profile(name));
+    }
+    for spec in &args.externals {
+        let (name, file) = spec.split_once('=').ok_or_else(|| {
+            OfflineError::Usage(format!("--external {spec:?}: expected NAME=FILE.jsonl"))
+        })?;
+        let path = Path::new(file);
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| OfflineError::Usage(format!("--external {}: {e}", path.display())))?;
+        let chunks = evaluation::external::parse(path, &text, &datasets)
+            .map_err(|e| OfflineError::Usage(e.to_string()))?;
+        systems.push(System::External {
+            name: name.to_owned(),
+            chunks,
+        });
+    }
+    let config = Config {
+        ks: args.k.clone(),
+        tolerance: args.tolerance,
+        rank_by: args.rank_by.clone(),
+        texts: match args.text {
+            EvalText::Embed => vec![true],
+            EvalText::Chunk => vec![false],
+            EvalText::Both => vec![true, false],
+        },
+    };
+    let bar = if progress == Progress::Stderr {
+        let bar =
+            ProgressBar::with_draw_target(Some(systems.len() as u64), ProgressDrawTarget::stderr());
+        if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} systems {wide_msg}") {
+            bar.set_style(style);
+        }
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let rows = evaluation::evaluate(&engine, &systems, &datasets, &config, |name| {
+        bar.set_message(name.to_owned());
+        bar.inc(1);
+    })
+    .map_err(|e| OfflineError::Usage(e.to_string()))?;
+    bar.finish_and_clear();
+    let dataset_names: Vec<String> = datasets.iter().map(|d| d.name.clone()).collect();
+    let board = Leaderboard::new(
+        dataset_names.join(", "),
+        &args.rank_by,
+        args.k.clone(),
+        args.tolerance,
+        rows,
+    )
+    .map_err(OfflineError::Usage)?;
+    std::fs::create_dir_all(&args.out).map_err(|e| {
+        OfflineError::Usage(format!("cannot create --out {}: {e}", args.out.display()))
+    })?;
+    let json = serde_json::to_string_pretty(&board).unwrap_or_default();
+    for (file, content) in [
+        ("leaderboard.json", json),
+        ("leaderboard.html", board.html()),
+    ] {
+        let path = args.out.join(file);
+        std::fs::write(&path, content)
+            .map_err(|e| OfflineError::Usage(format!("cannot write {}: {e}", path.display())))?;
+    }
+    let questions: usize = datasets.iter().map(|d| d.questions.len()).sum();
+    let gold: usize = datasets.iter().map(|d| d.boundaries.len()).sum();
+    let docs: usize = datasets.iter().map(|d| d.documents.len()).sum();
+    let head = format!(
+        "{} system(s) on {} ({docs} documents, {questions} questions, {gold} documents with boundary gold); wrote {} and {}\n",
+        systems.len(),
+        dataset_names.join(", "),
+        args.out.join("leaderboard.json").display(),
+        args.out.join("leaderboard.html").display(),
+    );
+    deliver(
+        stdout
+            .write_all(head.as_bytes())
+            .and_then(|()| stdout.write_all(board.table().as_bytes()))
+            .and_then(|()| stdout.flush()),
+    )?;
+    Ok(Summary {
+        succeeded: systems.len(),
+        failed: 0,
+    })
+}

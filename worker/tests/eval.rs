@@ -1,0 +1,180 @@
+//! `chunk-worker eval` end to end (issue 12): every built-in profile on the
+//! shipped datasets with BM25, the leaderboard files, and bad input named by
+//! file and line.
+
+#![allow(clippy::unwrap_used)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn eval(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_chunk-worker"))
+        .arg("eval")
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .unwrap()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cw-eval-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(dir.join("documents")).unwrap();
+    dir
+}
+
+#[test]
+fn every_profile_is_measured_on_the_shipped_datasets() {
+    let out_dir = temp_dir("board");
+    let out = eval(&["--out", out_dir.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let board: Value =
+        serde_json::from_str(&fs::read_to_string(out_dir.join("leaderboard.json")).unwrap())
+            .unwrap();
+    assert_eq!(board["rank_by"], "ndcg@10");
+    let rows = board["rows"].as_array().unwrap();
+    let engine = shared::Engine::builtin().unwrap();
+    // Every built-in profile, twice (embed_text and chunk_text).
+    assert_eq!(rows.len(), 2 * engine.profiles().names().len());
+    for name in engine.profiles().names() {
+        assert!(rows.iter().any(|r| r["name"] == name.as_str()), "{name}");
+    }
+    assert_eq!(rows.iter().filter(|r| r["recommended"] == true).count(), 1);
+    for r in rows {
+        assert_eq!(r["questions"], 317);
+        for key in [
+            "boundary_precision",
+            "boundary_recall",
+            "boundary_f1",
+            "recall@5",
+            "recall@10",
+            "recall@20",
+            "token_recall@5",
+            "token_precision@5",
+            "token_iou@5",
+            "ndcg@10",
+        ] {
+            let v = r[key].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&v), "{key} = {v}");
+        }
+        assert!(r["recall@5"].as_f64() <= r["recall@20"].as_f64());
+        assert!(r["latency_p95_ms"].as_f64().unwrap() > 0.0);
+    }
+    // Sorted best first.
+    let ndcg: Vec<f64> = rows
+        .iter()
+        .map(|r| r["ndcg@10"].as_f64().unwrap())
+        .collect();
+    assert!(ndcg.windows(2).all(|w| w[0] >= w[1]), "{ndcg:?}");
+    let html = fs::read_to_string(out_dir.join("leaderboard.html")).unwrap();
+    assert!(html.contains("<table id=\"board\"") && html.contains("<svg"));
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "offline page"
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("recommended"), "{table}");
+}
+
+fn dataset_with(question: &str) -> PathBuf {
+    let dir = temp_dir("bad");
+    fs::write(
+        dir.join("documents/a.md"),
+        "# A\n\nThe cat sat on the mat.\n",
+    )
+    .unwrap();
+    fs::write(dir.join("questions.jsonl"), format!("{question}\n")).unwrap();
+    dir
+}
+
+#[test]
+fn bad_data_is_an_error_naming_the_file_and_line() {
+    let good = r#"{"id": "q1", "question": "where did the cat sit", "document": "a.md", "lang": "en", "references": [{"text": "The cat sat on the mat.", "start": 5, "end": 28}]}"#;
+    let cases = [
+        (
+            good.replace("\"start\": 5", "\"start\": 6"),
+            "questions.jsonl:1: question \"q1\": the excerpt",
+        ),
+        (
+            good.replace("a.md", "b.md"),
+            "questions.jsonl:1: document \"b.md\" is not in documents/",
+        ),
+        ("{not json".to_owned(), "questions.jsonl:1:"),
+    ];
+    for (line, expected) in cases {
+        let dir = dataset_with(&line);
+        let out = eval(&["--dataset", dir.to_str().unwrap(), "--profiles", "spec-v1"]);
+        assert_eq!(out.status.code(), Some(2), "{line}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(expected), "{line}: {err}");
+    }
+    // A good dataset and a malformed external file.
+    let dir = dataset_with(good);
+    let ext = dir.join("peer.jsonl");
+    fs::write(
+        &ext,
+        "{\"document\": \"a.md\", \"text\": \"The cat sat\"}\n{\"document\": \"a.md\"\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let spec = format!("peer={}", ext.display());
+    let out = eval(&[
+        "--dataset",
+        dir.to_str().unwrap(),
+        "--profiles",
+        "spec-v1",
+        "--external",
+        &spec,
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("peer.jsonl:2: not a chunk object"), "{err}");
+    // Fixed, the external system is measured beside the profile.
+    fs::write(
+        &ext,
+        "{\"document\": \"a.md\", \"text\": \"The cat sat on the mat.\"}\n",
+    )
+    .unwrap();
+    let out = eval(&[
+        "--dataset",
+        dir.to_str().unwrap(),
+        "--profiles",
+        "spec-v1",
+        "--external",
+        &spec,
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let board: Value =
+        serde_json::from_str(&fs::read_to_string(out_dir.join("leaderboard.json")).unwrap())
+            .unwrap();
+    let peer = board["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "peer")
+        .unwrap()
+        .clone();
+    assert_eq!(peer["external"], true);
+    assert_eq!(peer["recall@5"], 1.0);
+}
