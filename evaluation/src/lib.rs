@@ -302,7 +302,12 @@ pub fn evaluate(
                 .unwrap_or(false),
             System::External { .. } => false,
         };
-        for &embed in &config.texts {
+        // An external system gives one text: one row.
+        let texts = match system {
+            System::External { .. } => vec![false],
+            System::Profile(_) => config.texts.clone(),
+        };
+        for &embed in &texts {
             let mut sums: BTreeMap<String, f64> = BTreeMap::new();
             let mut questions = 0;
             for (out, d) in outputs.iter().zip(datasets) {
