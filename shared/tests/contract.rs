@@ -134,3 +134,30 @@ fn every_profile_stays_under_its_hard_max_on_a_long_unstructured_document() {
         assert!(out.chunks.len() > 10, "{}", profile.name);
     }
 }
+
+#[test]
+fn a_profile_file_may_choose_o200k_for_any_strategy() {
+    use shared::{Profile, ProfileOrigin, Registry};
+    let md = std::fs::read(fixtures()[0].clone()).unwrap_or_default();
+    for strategy in ["structural", "recursive", "token", "markdown_headers"] {
+        let params = match strategy {
+            "structural" => "target_tokens = 200\nhard_max_tokens = 300\n",
+            _ => "chunk_size = 200\nchunk_overlap = 20\n",
+        };
+        let src = format!(
+            "name = \"o200k-{strategy}\"\nstrategy = \"{strategy}\"\ntokenizer = \"o200k_base\"\n[params]\n{params}"
+        );
+        let p = match Profile::parse(&src, ProfileOrigin::Builtin, &Registry::builtin()) {
+            Ok(p) => p,
+            Err(e) => panic!("{strategy}: {e}"),
+        };
+        let doc = shared::normalize::normalize(&md).unwrap_or_else(|e| panic!("{e}"));
+        let out = shared::chunk_document(&doc, &meta("contract", "o200k", "v1"), &p)
+            .unwrap_or_else(|e| panic!("{strategy}: {e}"));
+        assert!(!out.chunks.is_empty());
+        assert!(out.chunks.iter().all(|c| c.tokenizer == "o200k_base"));
+        let level = level_for(&p, Level::Full);
+        let v = invariant_violations(&out.normalized, &out.chunks, &p, level);
+        assert!(v.is_empty(), "{strategy}: {}", common::describe(&v));
+    }
+}

@@ -4,17 +4,14 @@
 //!
 //! Each strategy lives in its own folder and ships its built-in profiles
 //! there (`<strategy>/profiles/*.toml`). Adding one touches that folder and
-//! one line of [`Registry::builtin`]; see ARCHITECTURE.md "Adding a strategy".
+//! one line of `builtin_strategies!` below; see ARCHITECTURE.md "Adding a
+//! strategy".
 //!
 //! What strategies share (sentence spans, exact token ranges and windows,
 //! table and code splitting, overlap copied from the preceding text, record
 //! building, validation) is the toolkit in [`crate::chunk`].
 
-pub mod markdown_headers;
 pub mod params;
-pub mod recursive;
-pub mod structural;
-pub mod token;
 
 use std::sync::Arc;
 
@@ -25,11 +22,31 @@ use crate::normalize::NormalizedDocument;
 use crate::profile::Profile;
 use crate::tokens::DocumentTokens;
 
-pub use markdown_headers::MarkdownHeaders;
 pub use params::{ParamError, Params};
-pub use recursive::Recursive;
-pub use structural::Structural;
-pub use token::Token;
+
+/// Declares the built-in strategies: for each `module::Type`, the module
+/// (`strategy/<module>/`), a re-export of the type, and its registration in
+/// [`Registry::builtin`], in this order. Adding a strategy is its folder and
+/// one line here.
+macro_rules! builtin_strategies {
+    ($($module:ident :: $ty:ident),* $(,)?) => {
+        $(
+            pub mod $module;
+            pub use $module::$ty;
+        )*
+
+        fn register_builtin(r: &mut Registry) {
+            $(r.register($ty);)*
+        }
+    };
+}
+
+builtin_strategies! {
+    structural::Structural,
+    recursive::Recursive,
+    token::Token,
+    markdown_headers::MarkdownHeaders,
+}
 
 /// A chunking strategy as the registry holds it: a name, a version and a
 /// parser of parameters.
@@ -159,13 +176,10 @@ impl Registry {
         Self::default()
     }
 
-    /// The built-in strategies. One line per strategy.
+    /// The built-in strategies (`builtin_strategies!` above), in order.
     pub fn builtin() -> Self {
         let mut r = Self::empty();
-        r.register(Structural);
-        r.register(Recursive);
-        r.register(Token);
-        r.register(MarkdownHeaders);
+        register_builtin(&mut r);
         r
     }
 
