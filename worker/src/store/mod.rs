@@ -1,6 +1,7 @@
 //! Postgres: the pool, database creation, migrations, and the writes of
 //! [`versions`] (one transaction per source version) and [`failures`].
 
+pub mod dlq_replays;
 pub mod failures;
 pub mod links;
 pub mod versions;

@@ -1,0 +1,118 @@
+//! One dead-lettered message as the `dlq` commands show it, read from an
+//! AMQP delivery.
+
+use lapin::types::{AMQPValue, FieldTable};
+use lapin::BasicProperties;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::amqp::headers;
+use crate::handler::MessageIds;
+
+/// One dead-lettered message.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeadLetter {
+    /// `message_id`, else `sha256:` + 16 hex digits of the body's sha256.
+    pub id: String,
+    /// The AMQP message id, if any.
+    pub message_id: Option<String>,
+    /// tenant_id of the body.
+    pub tenant_id: Option<String>,
+    /// document_id of the body.
+    pub document_id: Option<String>,
+    /// source_version_id of the body.
+    pub source_version_id: Option<String>,
+    /// x-error-code.
+    pub error_code: Option<String>,
+    /// x-error-detail.
+    pub error_detail: Option<String>,
+    /// x-attempts.
+    pub attempts: Option<u64>,
+    /// x-first-failed-at.
+    pub first_failed_at: Option<String>,
+    /// x-failed-at.
+    pub failed_at: Option<String>,
+    /// sha256 (hex) of the body.
+    pub body_sha256: String,
+    /// Body size in bytes.
+    pub body_size: usize,
+    /// Every header, as JSON.
+    #[serde(skip)]
+    pub headers: serde_json::Map<String, serde_json::Value>,
+    /// The body.
+    #[serde(skip)]
+    pub body: Vec<u8>,
+    /// The properties.
+    #[serde(skip)]
+    pub properties: BasicProperties,
+}
+
+impl DeadLetter {
+    /// Reads what a delivery says about itself.
+    pub fn from_parts(body: &[u8], properties: &BasicProperties) -> Self {
+        let table = properties.headers().as_ref();
+        let message_id = properties.message_id().as_ref().map(|m| m.to_string());
+        let ids = MessageIds::from_body(body, None);
+        let sha = hex::encode(Sha256::digest(body));
+        let id = message_id
+            .clone()
+            .unwrap_or_else(|| format!("sha256:{}", &sha[..16]));
+        Self {
+            id,
+            message_id,
+            tenant_id: ids.tenant_id,
+            document_id: ids.document_id,
+            source_version_id: ids.source_version_id,
+            error_code: headers::get_str(table, "x-error-code"),
+            error_detail: headers::get_str(table, "x-error-detail"),
+            attempts: headers::get_u64(table, "x-attempts"),
+            first_failed_at: headers::get_str(table, "x-first-failed-at"),
+            failed_at: headers::get_str(table, "x-failed-at"),
+            body_sha256: sha,
+            body_size: body.len(),
+            headers: table.map(table_to_json).unwrap_or_default(),
+            body: body.to_vec(),
+            properties: properties.clone(),
+        }
+    }
+
+    /// Whether `id` names this message (its id, message id, or a prefix of
+    /// at least 8 hex digits of its body's sha256, with or without `sha256:`).
+    pub fn is_named(&self, id: &str) -> bool {
+        if self.id == id || self.message_id.as_deref() == Some(id) {
+            return true;
+        }
+        let hex = id.strip_prefix("sha256:").unwrap_or(id);
+        hex.len() >= 8 && self.body_sha256.starts_with(&hex.to_ascii_lowercase())
+    }
+}
+
+fn table_to_json(table: &FieldTable) -> serde_json::Map<String, serde_json::Value> {
+    table
+        .inner()
+        .iter()
+        .map(|(k, v)| (k.as_str().to_owned(), amqp_to_json(v)))
+        .collect()
+}
+
+fn amqp_to_json(v: &AMQPValue) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        AMQPValue::Boolean(b) => Value::Bool(*b),
+        AMQPValue::ShortShortInt(n) => Value::from(*n),
+        AMQPValue::ShortShortUInt(n) => Value::from(*n),
+        AMQPValue::ShortInt(n) => Value::from(*n),
+        AMQPValue::ShortUInt(n) => Value::from(*n),
+        AMQPValue::LongInt(n) => Value::from(*n),
+        AMQPValue::LongUInt(n) => Value::from(*n),
+        AMQPValue::LongLongInt(n) => Value::from(*n),
+        AMQPValue::Timestamp(n) => Value::from(*n),
+        AMQPValue::Float(f) => Value::from(f64::from(*f)),
+        AMQPValue::Double(f) => Value::from(*f),
+        AMQPValue::ShortString(s) => Value::from(s.as_str()),
+        AMQPValue::LongString(s) => Value::from(String::from_utf8_lossy(s.as_bytes()).into_owned()),
+        AMQPValue::FieldArray(a) => Value::Array(a.as_slice().iter().map(amqp_to_json).collect()),
+        AMQPValue::FieldTable(t) => Value::Object(table_to_json(t)),
+        other => Value::from(format!("{other:?}")),
+    }
+}
