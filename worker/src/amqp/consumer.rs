@@ -526,7 +526,7 @@ async fn dead_letter(
     let detail = crate::scrub::scrub_pii(&failure.detail);
     let existing = delivery.properties.headers().as_ref();
     let now = OffsetDateTime::now_utc();
-    let first_failed_at = headers::get_str(existing, "x-first-failed-at")
+    let first_failed_at = headers::get_str(existing, headers::FIRST_FAILED_AT)
         .and_then(|s| crate::clock::parse_rfc3339(&s))
         .unwrap_or(now);
     let record = FailureRecord {
@@ -576,17 +576,17 @@ async fn dead_letter(
 
     let mut table = existing.cloned().unwrap_or_default();
     strip_broker_headers(&mut table);
-    headers::set_str(&mut table, "x-error-code", failure.code.as_str());
-    headers::set_str(&mut table, "x-error-detail", &truncate_header(&detail));
-    headers::set_int(&mut table, "x-attempts", i64::from(attempts));
+    headers::set_str(&mut table, headers::ERROR_CODE, failure.code.as_str());
+    headers::set_str(&mut table, headers::ERROR_DETAIL, &truncate_header(&detail));
+    headers::set_int(&mut table, headers::ATTEMPTS, i64::from(attempts));
     headers::set_str(
         &mut table,
-        "x-first-failed-at",
+        headers::FIRST_FAILED_AT,
         &crate::clock::format_rfc3339(first_failed_at),
     );
     headers::set_str(
         &mut table,
-        "x-failed-at",
+        headers::FAILED_AT,
         &crate::clock::format_rfc3339(now),
     );
     let props = delivery

@@ -1,6 +1,54 @@
-//! Reading and writing AMQP header values.
+//! Reading and writing AMQP header values, the names of the headers the
+//! worker and the `dlq` commands write (SPEC 2.3), and headers as JSON.
 
 use lapin::types::{AMQPValue, FieldTable, LongString, ShortString};
+
+/// The SPEC 2.3 error code of a dead letter.
+pub const ERROR_CODE: &str = "x-error-code";
+/// What was wrong and where.
+pub const ERROR_DETAIL: &str = "x-error-detail";
+/// Deliveries before it was dead-lettered.
+pub const ATTEMPTS: &str = "x-attempts";
+/// When it first failed (kept across replays).
+pub const FIRST_FAILED_AT: &str = "x-first-failed-at";
+/// When it was dead-lettered.
+pub const FAILED_AT: &str = "x-failed-at";
+/// The `dlq replay` run that republished it.
+pub const REPLAY_ID: &str = "x-replay-id";
+/// When that run republished it.
+pub const REPLAYED_AT: &str = "x-replayed-at";
+
+/// A header table as a JSON object (for display).
+pub fn table_to_json(table: &FieldTable) -> serde_json::Map<String, serde_json::Value> {
+    table
+        .inner()
+        .iter()
+        .map(|(k, v)| (k.as_str().to_owned(), value_to_json(v)))
+        .collect()
+}
+
+/// One header value as JSON; types JSON lacks are shown by their debug form.
+pub fn value_to_json(v: &AMQPValue) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        AMQPValue::Boolean(b) => Value::Bool(*b),
+        AMQPValue::ShortShortInt(n) => Value::from(*n),
+        AMQPValue::ShortShortUInt(n) => Value::from(*n),
+        AMQPValue::ShortInt(n) => Value::from(*n),
+        AMQPValue::ShortUInt(n) => Value::from(*n),
+        AMQPValue::LongInt(n) => Value::from(*n),
+        AMQPValue::LongUInt(n) => Value::from(*n),
+        AMQPValue::LongLongInt(n) => Value::from(*n),
+        AMQPValue::Timestamp(n) => Value::from(*n),
+        AMQPValue::Float(f) => Value::from(f64::from(*f)),
+        AMQPValue::Double(f) => Value::from(*f),
+        AMQPValue::ShortString(s) => Value::from(s.as_str()),
+        AMQPValue::LongString(s) => Value::from(String::from_utf8_lossy(s.as_bytes()).into_owned()),
+        AMQPValue::FieldArray(a) => Value::Array(a.as_slice().iter().map(value_to_json).collect()),
+        AMQPValue::FieldTable(t) => Value::Object(table_to_json(t)),
+        other => Value::from(format!("{other:?}")),
+    }
+}
 
 /// An integer header, whatever integer type the sender used.
 pub fn get_u64(table: Option<&FieldTable>, key: &str) -> Option<u64> {

@@ -1,7 +1,6 @@
 //! One dead-lettered message as the `dlq` commands show it, read from an
 //! AMQP delivery.
 
-use lapin::types::{AMQPValue, FieldTable};
 use lapin::BasicProperties;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -63,14 +62,14 @@ impl DeadLetter {
             tenant_id: ids.tenant_id,
             document_id: ids.document_id,
             source_version_id: ids.source_version_id,
-            error_code: headers::get_str(table, "x-error-code"),
-            error_detail: headers::get_str(table, "x-error-detail"),
-            attempts: headers::get_u64(table, "x-attempts"),
-            first_failed_at: headers::get_str(table, "x-first-failed-at"),
-            failed_at: headers::get_str(table, "x-failed-at"),
+            error_code: headers::get_str(table, headers::ERROR_CODE),
+            error_detail: headers::get_str(table, headers::ERROR_DETAIL),
+            attempts: headers::get_u64(table, headers::ATTEMPTS),
+            first_failed_at: headers::get_str(table, headers::FIRST_FAILED_AT),
+            failed_at: headers::get_str(table, headers::FAILED_AT),
             body_sha256: sha,
             body_size: body.len(),
-            headers: table.map(table_to_json).unwrap_or_default(),
+            headers: table.map(headers::table_to_json).unwrap_or_default(),
             body: body.to_vec(),
             properties: properties.clone(),
         }
@@ -84,35 +83,5 @@ impl DeadLetter {
         }
         let hex = id.strip_prefix("sha256:").unwrap_or(id);
         hex.len() >= 8 && self.body_sha256.starts_with(&hex.to_ascii_lowercase())
-    }
-}
-
-fn table_to_json(table: &FieldTable) -> serde_json::Map<String, serde_json::Value> {
-    table
-        .inner()
-        .iter()
-        .map(|(k, v)| (k.as_str().to_owned(), amqp_to_json(v)))
-        .collect()
-}
-
-fn amqp_to_json(v: &AMQPValue) -> serde_json::Value {
-    use serde_json::Value;
-    match v {
-        AMQPValue::Boolean(b) => Value::Bool(*b),
-        AMQPValue::ShortShortInt(n) => Value::from(*n),
-        AMQPValue::ShortShortUInt(n) => Value::from(*n),
-        AMQPValue::ShortInt(n) => Value::from(*n),
-        AMQPValue::ShortUInt(n) => Value::from(*n),
-        AMQPValue::LongInt(n) => Value::from(*n),
-        AMQPValue::LongUInt(n) => Value::from(*n),
-        AMQPValue::LongLongInt(n) => Value::from(*n),
-        AMQPValue::Timestamp(n) => Value::from(*n),
-        AMQPValue::Float(f) => Value::from(f64::from(*f)),
-        AMQPValue::Double(f) => Value::from(*f),
-        AMQPValue::ShortString(s) => Value::from(s.as_str()),
-        AMQPValue::LongString(s) => Value::from(String::from_utf8_lossy(s.as_bytes()).into_owned()),
-        AMQPValue::FieldArray(a) => Value::Array(a.as_slice().iter().map(amqp_to_json).collect()),
-        AMQPValue::FieldTable(t) => Value::Object(table_to_json(t)),
-        other => Value::from(format!("{other:?}")),
     }
 }

@@ -23,10 +23,10 @@ use crate::store::dlq_replays;
 /// Headers that describe a failure or the broker's bookkeeping: removed from
 /// a replayed message so it starts fresh (`x-first-failed-at` is kept).
 const DROPPED_HEADERS: &[&str] = &[
-    "x-error-code",
-    "x-error-detail",
-    "x-attempts",
-    "x-failed-at",
+    headers::ERROR_CODE,
+    headers::ERROR_DETAIL,
+    headers::ATTEMPTS,
+    headers::FAILED_AT,
     "x-death",
     "x-first-death-exchange",
     "x-first-death-queue",
@@ -35,8 +35,8 @@ const DROPPED_HEADERS: &[&str] = &[
     "x-last-death-queue",
     "x-last-death-reason",
     "x-delivery-count",
-    "x-replayed-at",
-    "x-replay-id",
+    headers::REPLAYED_AT,
+    headers::REPLAY_ID,
 ];
 
 /// What a replay did.
@@ -211,8 +211,8 @@ pub fn replay_properties(
             }
         }
     }
-    headers::set_str(&mut table, "x-replayed-at", replayed_at);
-    headers::set_str(&mut table, "x-replay-id", &replay_id.to_string());
+    headers::set_str(&mut table, headers::REPLAYED_AT, replayed_at);
+    headers::set_str(&mut table, headers::REPLAY_ID, &replay_id.to_string());
     original.clone().with_headers(table).with_delivery_mode(2)
 }
 

@@ -13,6 +13,7 @@ use uuid::Uuid;
 
 use super::args::Filters;
 use super::letter::DeadLetter;
+use crate::amqp::headers;
 use crate::amqp::topology::Topology;
 use crate::config::Settings;
 
@@ -120,7 +121,7 @@ impl Scan {
             let ours = self.replay_id.is_some()
                 && letter
                     .headers
-                    .get("x-replay-id")
+                    .get(headers::REPLAY_ID)
                     .and_then(serde_json::Value::as_str)
                     == self.replay_id.as_deref();
             if !ours {
