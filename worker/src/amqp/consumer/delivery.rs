@@ -1,0 +1,187 @@
+//! One delivery: the handler with retries for transient faults, then its
+//! settlement; the audit line and the metrics.
+
+use std::time::Duration;
+
+use lapin::message::Delivery;
+use lapin::Channel;
+use shared::ErrorCode;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use crate::amqp::headers;
+use crate::amqp::publisher::Publisher;
+use crate::context::Context;
+use crate::handler::{self, Failure, HandlerError, MessageIds, Outcome};
+use crate::metrics::StrategyLabels;
+use crate::trace::TraceContext;
+
+use super::settle::settle;
+use super::{backoff, DELIVERY_COUNT_HEADER};
+
+/// What is known about a delivery before it is handled.
+pub(super) struct MessageInfo {
+    /// Ids read leniently from the body.
+    pub(super) ids: MessageIds,
+    /// Deliveries so far, this one included.
+    pub(super) attempts: u32,
+    /// Headers for the events it causes (the continued trace context).
+    pub(super) event_headers: serde_json::Value,
+    /// The profile the settings choose for it (for the audit line).
+    pub(super) profile: String,
+    /// The strategy and granularity of that profile (metric labels).
+    pub(super) strategy: StrategyLabels,
+}
+
+/// How a delivery ends.
+pub(super) enum Settlement {
+    Done(Outcome),
+    Failed(Failure),
+    /// Shutdown while waiting on a transient fault.
+    Park,
+    /// The channel died: the broker will redeliver.
+    Abandon,
+}
+
+impl Settlement {
+    /// The `outcome` field of the summary log line.
+    pub(super) fn label(&self) -> &'static str {
+        match self {
+            Settlement::Done(Outcome::Stored { .. }) => "stored",
+            Settlement::Done(Outcome::Duplicate) => "duplicate",
+            Settlement::Failed(_) => "failed",
+            Settlement::Park => "parked",
+            Settlement::Abandon => "abandoned",
+        }
+    }
+}
+
+pub(super) async fn process(
+    ctx: &Context,
+    delivery: Delivery,
+    publisher: &Publisher,
+    channel: &Channel,
+    shutdown: &CancellationToken,
+) {
+    let redeliveries = headers::get_u64(
+        delivery.properties.headers().as_ref(),
+        DELIVERY_COUNT_HEADER,
+    )
+    .unwrap_or(0);
+    let attempts = u32::try_from(redeliveries.saturating_add(1)).unwrap_or(u32::MAX);
+    let ids = MessageIds::from_body(
+        &delivery.data,
+        delivery
+            .properties
+            .message_id()
+            .as_ref()
+            .map(|m| m.as_str()),
+    );
+    let _in_flight = ctx.metrics.consumed();
+    let trace = TraceContext::from_headers(delivery.properties.headers().as_ref());
+    // Ids only, never document text; `traceparent` continues upstream's trace
+    // in the logs.
+    let span = tracing::info_span!(
+        "consume",
+        "otel.kind" = "consumer",
+        "messaging.system" = "rabbitmq",
+        event_id = ids.event_id.as_deref(),
+        tenant_id = ids.tenant_id.as_deref(),
+        document_id = ids.document_id.as_deref(),
+        source_version_id = ids.source_version_id.as_deref(),
+        correlation_id = ids.correlation_id.as_deref(),
+        traceparent = trace.traceparent.as_deref(),
+        attempts,
+    );
+    trace.adopt(&span);
+    // The profile the handler will choose (message, tenant, source type).
+    let profile = ctx
+        .settings
+        .chunking
+        .select(
+            ids.tenant_id.as_deref().unwrap_or_default(),
+            ids.source_type.as_deref(),
+            ids.profile.as_deref(),
+        )
+        .to_owned();
+    let strategy = StrategyLabels::for_profile(&ctx.engine, Some(&profile));
+    let info = MessageInfo {
+        profile,
+        ids,
+        attempts,
+        event_headers: trace.event_headers(&span),
+        strategy,
+    };
+    async move {
+        let started = std::time::Instant::now();
+        let settlement = if attempts > ctx.settings.amqp.delivery_limit {
+        Settlement::Failed(Failure::new(
+            ErrorCode::DeliveryLimit,
+            format!(
+                "delivered {attempts} times, over amqp.delivery_limit = {} (the worker crashed or stopped while holding it)",
+                ctx.settings.amqp.delivery_limit
+            ),
+        ))
+    } else {
+        handle_with_retry(ctx, &delivery.data, &info.event_headers, channel, shutdown).await
+    };
+        let outcome = settlement.label();
+        let strategy = info.strategy.clone();
+        let info_profile = info.profile.clone();
+        let chunk_count = match &settlement {
+            Settlement::Done(Outcome::Stored { chunk_count, .. }) => Some(*chunk_count),
+            _ => None,
+        };
+        // Seed 001's audit `user_id`: the broker-validated AMQP user id of
+        // the publisher, when it set one.
+        let user_id = delivery.properties.user_id().as_ref().map(|u| u.to_string());
+        settle(
+            ctx, delivery, &info, settlement, publisher, channel, shutdown,
+        )
+        .await;
+        let elapsed = started.elapsed();
+        ctx.metrics.observe_duration(&strategy, elapsed);
+        // One summary line per message (the span adds the ids).
+        tracing::info!(
+            audit = true,
+            outcome,
+            chunker_profile = %info_profile,
+            chunker_strategy = %strategy.strategy,
+            granularity = %strategy.granularity,
+            chunk_count,
+            user_id = user_id.as_deref(),
+            duration_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+            "message handled"
+        );
+    }
+    .instrument(span)
+    .await;
+}
+
+async fn handle_with_retry(
+    ctx: &Context,
+    body: &[u8],
+    event_headers: &serde_json::Value,
+    channel: &Channel,
+    shutdown: &CancellationToken,
+) -> Settlement {
+    let mut backoff = backoff(ctx);
+    loop {
+        match handler::handle(ctx, body, event_headers).await {
+            Ok(outcome) => return Settlement::Done(outcome),
+            Err(HandlerError::Permanent(f)) => return Settlement::Failed(f),
+            Err(HandlerError::Transient(e)) => {
+                if !channel.status().connected() {
+                    return Settlement::Abandon;
+                }
+                ctx.metrics.transient_retry();
+                let delay = backoff.next().unwrap_or(Duration::from_secs(10));
+                tracing::warn!(error = %e, retry_in_ms = delay.as_millis() as u64, "transient fault; message held and retried");
+                tokio::select! {
+                    () = tokio::time::sleep(delay) => {}
+                    () = shutdown.cancelled() => return Settlement::Park,
+                }
+            }
+        }
+    }
+}
