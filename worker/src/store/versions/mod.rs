@@ -8,24 +8,22 @@
 //! Links: a version that becomes current replaces its document's links in
 //! the same transaction ([`crate::store::links`]).
 
-use std::collections::{HashMap, VecDeque};
+mod chunks;
+mod event;
+mod lock;
 
-use shared::contract::{
-    ChunkingCompleted, UnchangedChunk, COMPLETED_ROUTING_KEY, COMPLETED_SCHEMA,
-};
+use shared::contract::{ChunkingCompleted, COMPLETED_ROUTING_KEY, COMPLETED_SCHEMA};
 use shared::links::Link;
 use shared::{Chunk, DocumentMeta};
-use sqlx::{PgPool, Postgres, Transaction};
+use sqlx::PgPool;
 use time::OffsetDateTime;
-use uuid::Uuid;
 
 use crate::store::links::{replace_links, DocumentKeys, LinkSource};
 
-/// Namespace of the deterministic (v5) event ids.
-pub const EVENT_NAMESPACE: Uuid = Uuid::from_u128(0x6a4f_0f3e_8c1d_4b7a_9e52_3d0c_7b1e_a9f4);
+use chunks::insert_chunks;
+use lock::{lock_document, Locked};
 
-/// Logical exchange of every event (the relay adds the topology prefix).
-pub const EVENTS_EXCHANGE: &str = "ingest.events";
+pub use event::{change_set, completed_event_id, EVENTS_EXCHANGE, EVENT_NAMESPACE};
 
 /// Everything stored for one source version.
 #[derive(Debug)]
@@ -134,47 +132,6 @@ pub fn is_newer(new: &VersionOrder<'_>, current: &VersionOrder<'_>) -> bool {
     } else {
         true
     }
-}
-
-/// The event id of a version's `chunking.completed` event: stable, so a
-/// re-publish is a duplicate downstream can drop.
-pub fn completed_event_id(tenant_id: &str, document_id: &str, source_version_id: &str) -> Uuid {
-    Uuid::new_v5(
-        &EVENT_NAMESPACE,
-        format!("{COMPLETED_SCHEMA}|{tenant_id}|{document_id}|{source_version_id}").as_bytes(),
-    )
-}
-
-/// Compares a version's chunks with the previous version's `(chunk_id,
-/// content_hash)` list: returns the ids of new/changed chunks and the pairs of
-/// unchanged ones. Equal hashes are paired first come, first served, so a
-/// repeated chunk is reused at most as often as it existed before.
-pub fn change_set(
-    chunks: &[Chunk],
-    previous: &[(String, String)],
-) -> (Vec<String>, Vec<UnchangedChunk>) {
-    let mut by_hash: HashMap<&str, VecDeque<&str>> = HashMap::new();
-    for (id, hash) in previous {
-        by_hash
-            .entry(hash.as_str())
-            .or_default()
-            .push_back(id.as_str());
-    }
-    let mut changed = Vec::new();
-    let mut unchanged = Vec::new();
-    for c in chunks {
-        match by_hash
-            .get_mut(c.content_hash.as_str())
-            .and_then(VecDeque::pop_front)
-        {
-            Some(prev) => unchanged.push(UnchangedChunk {
-                chunk_id: c.chunk_id.clone(),
-                previous_chunk_id: prev.to_owned(),
-            }),
-            None => changed.push(c.chunk_id.clone()),
-        }
-    }
-    (changed, unchanged)
 }
 
 /// Whether the version is already stored for this tenant (a cheap check
@@ -407,226 +364,6 @@ pub async fn store_version_with_links(
         changed,
         outbox_id,
     })
-}
-
-/// The current version of a locked document.
-#[derive(Debug)]
-struct CurrentVersion {
-    id: String,
-    seq: Option<i64>,
-    occurred_at: Option<OffsetDateTime>,
-}
-
-/// What [`lock_document`] found; in every case but `OtherTenant` the
-/// transaction holds the document's row lock.
-#[derive(Debug)]
-enum Locked {
-    /// The row was just created: the document has no versions, links or
-    /// incoming resolutions yet.
-    Created,
-    /// The row existed; its current version, if any.
-    Existing(Option<CurrentVersion>),
-    /// This version is stored already.
-    AlreadyStored,
-    /// The document belongs to another tenant.
-    OtherTenant,
-}
-
-/// Creates or locks the document's row, serializing every writer of the
-/// document: one round trip for a new document, three for an existing one.
-async fn lock_document(
-    tx: &mut Transaction<'_, Postgres>,
-    v: &NewVersion<'_>,
-    keys: &DocumentKeys,
-) -> Result<Locked, sqlx::Error> {
-    // No conflict target: a concurrent insert of the same document may
-    // surface on either unique index (the primary key or document_id), and
-    // both mean "the row exists". An inserted row is this transaction's
-    // until it commits, like a locked one.
-    // A new document's first version is its current one: the row is
-    // written complete, with no update after it.
-    let created: Option<i32> = sqlx::query_scalar(
-        "INSERT INTO documents (tenant_id, document_id, current_source_version_id, \
-           current_source_version_seq, current_occurred_at, page_id, space_key, title) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING 1",
-    )
-    .bind(v.tenant_id)
-    .bind(v.document_id)
-    .bind(v.source_version_id)
-    .bind(v.source_version_seq)
-    .bind(v.occurred_at)
-    .bind(&keys.page_id)
-    .bind(&keys.space_key)
-    .bind(&keys.title)
-    .fetch_optional(&mut **tx)
-    .await?;
-    if created.is_some() {
-        return Ok(Locked::Created);
-    }
-    let (owner, id, seq, occurred_at): (
-        String,
-        Option<String>,
-        Option<i64>,
-        Option<OffsetDateTime>,
-    ) = sqlx::query_as(
-        "SELECT tenant_id, current_source_version_id, current_source_version_seq, current_occurred_at \
-         FROM documents WHERE document_id = $1 FOR UPDATE",
-    )
-    .bind(v.document_id)
-    .fetch_one(&mut **tx)
-    .await?;
-    if owner != v.tenant_id {
-        return Ok(Locked::OtherTenant);
-    }
-    // A statement of its own: under READ COMMITTED its snapshot is taken
-    // after the lock was granted, so it sees a version committed by the
-    // transaction the lock waited for (a subquery of the locking statement
-    // would not).
-    let already: Option<i32> = sqlx::query_scalar(
-        "SELECT 1 FROM source_versions \
-         WHERE tenant_id = $1 AND document_id = $2 AND source_version_id = $3",
-    )
-    .bind(v.tenant_id)
-    .bind(v.document_id)
-    .bind(v.source_version_id)
-    .fetch_optional(&mut **tx)
-    .await?;
-    if already.is_some() {
-        return Ok(Locked::AlreadyStored);
-    }
-    Ok(Locked::Existing(id.map(|id| CurrentVersion {
-        id,
-        seq,
-        occurred_at,
-    })))
-}
-
-/// Inserts all chunks with one statement: one array per column, `UNNEST`ed.
-/// `headings_path` (ragged) travels as one JSON array per chunk.
-async fn insert_chunks(
-    tx: &mut Transaction<'_, Postgres>,
-    chunks: &[Chunk],
-) -> Result<(), sqlx::Error> {
-    if chunks.is_empty() {
-        return Ok(());
-    }
-    let n = chunks.len();
-    let mut tenant = Vec::with_capacity(n);
-    let mut document = Vec::with_capacity(n);
-    let mut version = Vec::with_capacity(n);
-    let mut ordinal = Vec::with_capacity(n);
-    let mut chunk_id = Vec::with_capacity(n);
-    let mut granularity = Vec::with_capacity(n);
-    let mut chunk_type = Vec::with_capacity(n);
-    let mut headings = Vec::with_capacity(n);
-    let mut chunk_path = Vec::with_capacity(n);
-    let mut chunk_text = Vec::with_capacity(n);
-    let mut embed_text = Vec::with_capacity(n);
-    let mut token_count = Vec::with_capacity(n);
-    let mut char_start = Vec::with_capacity(n);
-    let mut char_end = Vec::with_capacity(n);
-    let mut byte_start = Vec::with_capacity(n);
-    let mut byte_end = Vec::with_capacity(n);
-    let mut block_start = Vec::with_capacity(n);
-    let mut block_end = Vec::with_capacity(n);
-    let mut overlap = Vec::with_capacity(n);
-    let mut closing = Vec::with_capacity(n);
-    let mut content_hash = Vec::with_capacity(n);
-    let mut profile = Vec::with_capacity(n);
-    let mut chunker_version = Vec::with_capacity(n);
-    let mut tokenizer = Vec::with_capacity(n);
-    let mut source_url = Vec::with_capacity(n);
-    let mut file_path = Vec::with_capacity(n);
-    for c in chunks {
-        tenant.push(c.tenant_id.as_str());
-        document.push(c.document_id.as_str());
-        version.push(c.source_version_id.as_str());
-        ordinal.push(to_i32(c.ordinal));
-        chunk_id.push(c.chunk_id.as_str());
-        granularity.push(c.granularity.as_str());
-        chunk_type.push(c.chunk_type.as_str());
-        headings.push(
-            serde_json::to_string(&c.headings_path)
-                .map_err(|e| sqlx::Error::Encode(Box::new(e)))?,
-        );
-        chunk_path.push(c.chunk_path.as_str());
-        chunk_text.push(c.chunk_text.as_str());
-        embed_text.push(c.embed_text.as_str());
-        token_count.push(to_i32(c.token_count));
-        char_start.push(to_i64(c.char_start));
-        char_end.push(to_i64(c.char_end));
-        byte_start.push(to_i64(c.byte_start));
-        byte_end.push(to_i64(c.byte_end));
-        block_start.push(to_i32(c.block_start_idx));
-        block_end.push(to_i32(c.block_end_idx));
-        overlap.push(to_i32(c.overlap_prefix_chars));
-        closing.push(to_i32(c.closing_suffix_chars));
-        content_hash.push(c.content_hash.as_str());
-        profile.push(c.profile.as_str());
-        chunker_version.push(c.chunker_version.as_str());
-        tokenizer.push(c.tokenizer.as_str());
-        source_url.push(c.source_url.as_deref());
-        file_path.push(c.file_path.as_deref());
-    }
-    sqlx::query(
-        "INSERT INTO chunks (tenant_id, document_id, source_version_id, ordinal, chunk_id, granularity, \
-           chunk_type, headings_path, chunk_path, chunk_text, embed_text, token_count, char_start, char_end, \
-           byte_start, byte_end, block_start_idx, block_end_idx, overlap_prefix_chars, closing_suffix_chars, \
-           content_hash, profile, chunker_version, tokenizer, source_url, file_path) \
-         SELECT u.tenant_id, u.document_id, u.source_version_id, u.ordinal, u.chunk_id, u.granularity, \
-           u.chunk_type, ARRAY(SELECT jsonb_array_elements_text(u.headings::jsonb)), u.chunk_path, \
-           u.chunk_text, u.embed_text, u.token_count, u.char_start, u.char_end, u.byte_start, u.byte_end, \
-           u.block_start_idx, u.block_end_idx, u.overlap_prefix_chars, u.closing_suffix_chars, \
-           u.content_hash, u.profile, u.chunker_version, u.tokenizer, u.source_url, u.file_path \
-         FROM UNNEST($1::text[], $2::text[], $3::text[], $4::int4[], $5::text[], $6::text[], $7::text[], \
-           $8::text[], $9::text[], $10::text[], $11::text[], $12::int4[], $13::int8[], $14::int8[], \
-           $15::int8[], $16::int8[], $17::int4[], $18::int4[], $19::int4[], $20::int4[], $21::text[], \
-           $22::text[], $23::text[], $24::text[], $25::text[], $26::text[]) \
-           AS u(tenant_id, document_id, source_version_id, ordinal, chunk_id, granularity, chunk_type, \
-             headings, chunk_path, chunk_text, embed_text, token_count, char_start, char_end, byte_start, \
-             byte_end, block_start_idx, block_end_idx, overlap_prefix_chars, closing_suffix_chars, \
-             content_hash, profile, chunker_version, tokenizer, source_url, file_path)",
-    )
-    .bind(tenant)
-    .bind(document)
-    .bind(version)
-    .bind(ordinal)
-    .bind(chunk_id)
-    .bind(granularity)
-    .bind(chunk_type)
-    .bind(headings)
-    .bind(chunk_path)
-    .bind(chunk_text)
-    .bind(embed_text)
-    .bind(token_count)
-    .bind(char_start)
-    .bind(char_end)
-    .bind(byte_start)
-    .bind(byte_end)
-    .bind(block_start)
-    .bind(block_end)
-    .bind(overlap)
-    .bind(closing)
-    .bind(content_hash)
-    .bind(profile)
-    .bind(chunker_version)
-    .bind(tokenizer)
-    .bind(source_url)
-    .bind(file_path)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
-}
-
-// Chunk counters are u32/u64 in the record and int4/int8 in Postgres; values
-// past i32/i64 cannot occur under the size limit, and saturating keeps the
-// conversion total.
-fn to_i32(v: u32) -> i32 {
-    i32::try_from(v).unwrap_or(i32::MAX)
-}
-
-fn to_i64(v: u64) -> i64 {
-    i64::try_from(v).unwrap_or(i64::MAX)
 }
 
 #[cfg(test)]
