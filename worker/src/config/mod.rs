@@ -3,6 +3,14 @@
 //! then validated once into [`Settings`]. A bad value stops start-up with a
 //! message naming the key.
 
+mod links;
+mod telemetry;
+
+use links::{validate_links, RawLinks};
+pub use links::{LinkSettings, TenantLinkSettings};
+pub use telemetry::TelemetrySettings;
+use telemetry::{validate_telemetry, RawTelemetry};
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -14,7 +22,7 @@ use sqlx::postgres::PgConnectOptions;
 
 /// The defaults, compiled in so the binary runs from any directory; a
 /// `default.toml` in the config directory, when present, is layered on top.
-const EMBEDDED_DEFAULTS: &str = include_str!("../../config/default.toml");
+const EMBEDDED_DEFAULTS: &str = include_str!("../../../config/default.toml");
 
 /// Environment variable selecting the environment file (`config/<env>.toml`).
 pub const ENV_SELECTOR: &str = "CHUNK_WORKER_ENV";
@@ -140,62 +148,6 @@ struct RawLog {
     level: String,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawTelemetry {
-    otlp_endpoint: String,
-    service_name: String,
-    max_tenant_labels: u32,
-    queue_poll_interval_ms: u64,
-}
-
-/// `[links]`: which hosts are Confluence / Jira, globally and per tenant.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawLinks {
-    #[serde(default)]
-    confluence_base_urls: UrlList,
-    #[serde(default)]
-    jira_base_urls: UrlList,
-    #[serde(default)]
-    tenants: std::collections::BTreeMap<String, RawTenantLinks>,
-}
-
-/// `[links.tenants.<tenant>]`: a list given here replaces the global one.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawTenantLinks {
-    confluence_base_urls: Option<UrlList>,
-    jira_base_urls: Option<UrlList>,
-}
-
-/// A list of URLs: a TOML array, or one comma-separated string (as
-/// environment variables give it: `CHUNK_WORKER__LINKS__JIRA_BASE_URLS=a,b`).
-#[derive(Debug, Default, Clone)]
-struct UrlList(Vec<String>);
-
-impl<'de> Deserialize<'de> for UrlList {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            One(String),
-            Many(Vec<String>),
-        }
-        let items = match Raw::deserialize(d)? {
-            Raw::One(s) => s.split(',').map(str::to_owned).collect(),
-            Raw::Many(v) => v,
-        };
-        Ok(Self(
-            items
-                .into_iter()
-                .map(|s| s.trim().to_owned())
-                .filter(|s| !s.is_empty())
-                .collect(),
-        ))
-    }
-}
-
 /// Validated settings; every field is ready to use.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -223,111 +175,6 @@ pub struct Settings {
     pub links: LinkSettings,
     /// The chunking engine and which profile each message gets.
     pub chunking: crate::profiles::ChunkingSettings,
-}
-
-/// `[telemetry]`: trace export and metric labels.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TelemetrySettings {
-    /// OTLP/HTTP traces endpoint (`.../v1/traces`); `None`: no export.
-    pub otlp_traces_endpoint: Option<String>,
-    /// `service.name` of the exported spans.
-    pub service_name: String,
-    /// Distinct `tenant_id` label values on `/metrics`.
-    pub max_tenant_labels: usize,
-    /// How often queue depths are read from the broker.
-    pub queue_poll_interval: Duration,
-}
-
-/// Which hosts are Confluence and Jira (`[links]`), with per-tenant lists
-/// that replace the global ones.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LinkSettings {
-    /// `links.confluence_base_urls` and `links.jira_base_urls`.
-    pub global: shared::links::LinkConfig,
-    /// `links.tenants.<tenant>`: `None` keeps the global list.
-    pub tenants: std::collections::BTreeMap<String, TenantLinkSettings>,
-}
-
-/// Per-tenant link site lists.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TenantLinkSettings {
-    /// Replaces `links.confluence_base_urls` for the tenant.
-    pub confluence_base_urls: Option<Vec<String>>,
-    /// Replaces `links.jira_base_urls` for the tenant.
-    pub jira_base_urls: Option<Vec<String>>,
-}
-
-impl LinkSettings {
-    /// The link configuration in effect for `tenant_id`.
-    pub fn for_tenant(&self, tenant_id: &str) -> shared::links::LinkConfig {
-        let mut config = self.global.clone();
-        if let Some(t) = self.tenants.get(tenant_id) {
-            if let Some(urls) = &t.confluence_base_urls {
-                config.confluence_base_urls = urls.clone();
-            }
-            if let Some(urls) = &t.jira_base_urls {
-                config.jira_base_urls = urls.clone();
-            }
-        }
-        config
-    }
-}
-
-/// Checks that every entry of a base URL list is an http(s) URL with a host.
-fn check_base_urls(key: &str, urls: &[String]) -> Result<(), String> {
-    for (i, u) in urls.iter().enumerate() {
-        match url::Url::parse(u) {
-            Ok(parsed)
-                if matches!(parsed.scheme(), "http" | "https") && parsed.host_str().is_some() => {}
-            Ok(_) => {
-                return Err(format!(
-                    "`{key}` entry {} must be an http(s) URL with a host, got {u:?}",
-                    i + 1
-                ))
-            }
-            Err(e) => return Err(format!("`{key}` entry {} is not a URL ({e}): {u:?}", i + 1)),
-        }
-    }
-    Ok(())
-}
-
-fn validate_links(raw: RawLinks) -> Result<LinkSettings, ConfigError> {
-    check_base_urls("links.confluence_base_urls", &raw.confluence_base_urls.0)
-        .map_err(|r| invalid("links.confluence_base_urls", r))?;
-    check_base_urls("links.jira_base_urls", &raw.jira_base_urls.0)
-        .map_err(|r| invalid("links.jira_base_urls", r))?;
-    let mut tenants = std::collections::BTreeMap::new();
-    for (tenant, t) in raw.tenants {
-        if !shared::contract::is_tenant_id(&tenant) {
-            return Err(invalid(
-                "links.tenants",
-                format!("`links.tenants.{tenant}`: not a tenant id (^[a-z0-9-]{{3,64}}$)"),
-            ));
-        }
-        for (name, list) in [
-            ("confluence_base_urls", &t.confluence_base_urls),
-            ("jira_base_urls", &t.jira_base_urls),
-        ] {
-            if let Some(list) = list {
-                check_base_urls(&format!("links.tenants.{tenant}.{name}"), &list.0)
-                    .map_err(|r| invalid("links.tenants", r))?;
-            }
-        }
-        tenants.insert(
-            tenant,
-            TenantLinkSettings {
-                confluence_base_urls: t.confluence_base_urls.map(|l| l.0),
-                jira_base_urls: t.jira_base_urls.map(|l| l.0),
-            },
-        );
-    }
-    Ok(LinkSettings {
-        global: shared::links::LinkConfig {
-            confluence_base_urls: raw.confluence_base_urls.0,
-            jira_base_urls: raw.jira_base_urls.0,
-        },
-        tenants,
-    })
 }
 
 /// Broker settings.
@@ -630,57 +477,6 @@ impl Settings {
             chunking,
         })
     }
-}
-
-/// OTLP/HTTP sends traces to `<base>/v1/traces`: a base URL gets the path
-/// appended, a URL that already ends with it is kept.
-fn validate_telemetry(raw: RawTelemetry) -> Result<TelemetrySettings, ConfigError> {
-    let endpoint = raw.otlp_endpoint.trim();
-    let otlp_traces_endpoint = if endpoint.is_empty() {
-        None
-    } else {
-        let url = url::Url::parse(endpoint).map_err(|e| {
-            invalid(
-                "telemetry.otlp_endpoint",
-                format!("not a URL ({e}): {endpoint:?}"),
-            )
-        })?;
-        if url.scheme() != "http" {
-            return Err(invalid(
-                "telemetry.otlp_endpoint",
-                format!(
-                    "must be an http:// OTLP/HTTP endpoint (this build has no TLS; send to a local collector), got {endpoint:?}"
-                ),
-            ));
-        }
-        let base = endpoint.trim_end_matches('/');
-        Some(if base.ends_with("/v1/traces") {
-            base.to_owned()
-        } else {
-            format!("{base}/v1/traces")
-        })
-    };
-    if raw.service_name.trim().is_empty() {
-        return Err(invalid("telemetry.service_name", "must not be empty"));
-    }
-    if !(1..=10_000).contains(&raw.max_tenant_labels) {
-        return Err(invalid(
-            "telemetry.max_tenant_labels",
-            format!("must be 1..=10000, got {}", raw.max_tenant_labels),
-        ));
-    }
-    if raw.queue_poll_interval_ms < 100 {
-        return Err(invalid(
-            "telemetry.queue_poll_interval_ms",
-            format!("must be at least 100, got {}", raw.queue_poll_interval_ms),
-        ));
-    }
-    Ok(TelemetrySettings {
-        otlp_traces_endpoint,
-        service_name: raw.service_name,
-        max_tenant_labels: raw.max_tenant_labels as usize,
-        queue_poll_interval: Duration::from_millis(raw.queue_poll_interval_ms),
-    })
 }
 
 #[cfg(test)]
