@@ -27,7 +27,7 @@ pub struct Context {
     /// Counters served on `/metrics`.
     pub metrics: Arc<Metrics>,
     /// Wakes the outbox relay after a commit that enqueued an event.
-    pub outbox: crate::outbox::Committed,
+    pub outbox: crate::outbox::committed::Committed,
 }
 
 /// Readiness facts maintained by the consumer; the database is probed live.

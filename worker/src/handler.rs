@@ -18,24 +18,7 @@ use crate::metrics::{Stage, StrategyLabels};
 use crate::store::is_transient;
 use crate::store::versions::{self, Existing, NewVersion, NewVersionKey, StoreError, StoreOutcome};
 
-/// A permanent failure: the code and what was wrong, where.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    /// SPEC 2.3 code.
-    pub code: ErrorCode,
-    /// Detail for `x-error-detail` and `chunking_failures.error_detail`.
-    pub detail: String,
-}
-
-impl Failure {
-    /// A failure with `code`.
-    pub fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
-        Self {
-            code,
-            detail: detail.into(),
-        }
-    }
-}
+pub use crate::failure::Failure;
 
 /// Why a message was not handled; decides ack / dead-letter / retry.
 #[derive(Debug, thiserror::Error)]

@@ -14,6 +14,10 @@
 //! published row's entry stays in the partial index until vacuum or a scan
 //! that can prove it dead to every transaction.
 
+pub mod committed;
+
+pub use committed::Committed;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -61,51 +65,6 @@ pub async fn enqueue(
     .bind(headers)
     .fetch_optional(&mut **tx)
     .await
-}
-
-/// Outbox rows committed by this process and not yet handed to the relay,
-/// and the relay's wake-up.
-#[derive(Debug, Default)]
-pub struct Committed {
-    // std Mutex: held for a push or a drain, never across an await.
-    ids: std::sync::Mutex<Vec<i64>>,
-    scan_requested: std::sync::atomic::AtomicBool,
-    wakeup: tokio::sync::Notify,
-}
-
-impl Committed {
-    /// The row `id` was committed: publish it soon.
-    pub fn push(&self, id: i64) {
-        self.ids.lock().unwrap_or_else(|p| p.into_inner()).push(id);
-        self.wakeup.notify_one();
-    }
-
-    /// Rows were committed whose ids are not known here: scan for them.
-    pub fn wake(&self) {
-        self.scan_requested
-            .store(true, std::sync::atomic::Ordering::Release);
-        self.wakeup.notify_one();
-    }
-
-    fn take_scan_request(&self) -> bool {
-        self.scan_requested
-            .swap(false, std::sync::atomic::Ordering::AcqRel)
-    }
-
-    /// Whether no handed-over id waits.
-    fn is_idle(&self) -> bool {
-        self.ids
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_empty()
-    }
-
-    /// Up to `max` ids, oldest first.
-    fn take(&self, max: usize) -> Vec<i64> {
-        let mut ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
-        let n = ids.len().min(max);
-        ids.drain(..n).collect()
-    }
 }
 
 /// Which rows a batch claims.
@@ -296,7 +255,7 @@ async fn relay_loop(
                     continue;
                 }
                 tokio::select! {
-                    () = ctx.outbox.wakeup.notified() => {}
+                    () = ctx.outbox.notified() => {}
                     () = tokio::time::sleep(ctx.settings.outbox.poll_interval) => {}
                     () = stop.cancelled() => {}
                 }
