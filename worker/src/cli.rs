@@ -11,16 +11,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-/// Exit statuses of `chunk-worker`, as documented in `--help`.
-pub mod exit {
-    /// Every input was processed.
-    pub const SUCCESS: u8 = 0;
-    /// At least one input failed (a `CHUNKING_FAILED` line on stderr for
-    /// each), or an internal error stopped the run.
-    pub const FAILED: u8 = 1;
-    /// Usage error: bad flags, unknown profile, no input files found.
-    pub const USAGE: u8 = 2;
-}
+pub use crate::exit;
 
 /// The tenant used when `--tenant` is not given.
 pub const DEFAULT_TENANT: &str = "local";

@@ -13,6 +13,7 @@ pub mod config;
 pub mod context;
 pub mod demo;
 pub mod dlq;
+pub mod exit;
 pub mod failure;
 pub mod handler;
 pub mod http;

@@ -7,10 +7,7 @@ use std::time::Duration;
 
 use crate::config::Settings;
 
-/// Exit status for settings that do not validate.
-pub const EXIT_INVALID_SETTINGS: u8 = 2;
-/// Exit status for a worker that stopped on an error.
-pub const EXIT_FAILED: u8 = 1;
+use crate::exit;
 
 /// `chunk-worker run`.
 pub fn run() -> u8 {
@@ -49,29 +46,39 @@ where
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
-            return EXIT_INVALID_SETTINGS;
+            return exit::USAGE;
         }
     };
     adjust(&mut settings);
     let _telemetry = crate::telemetry::init(&settings.log, &settings.telemetry);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            return EXIT_FAILED;
-        }
+    let Some(runtime) = runtime(None) else {
+        return exit::FAILED;
     };
     let result = runtime.block_on(f(settings));
     // Blocking chunking tasks of abandoned deliveries must not hold the exit.
     runtime.shutdown_timeout(Duration::from_secs(5));
     match result {
-        Ok(()) => 0,
+        Ok(()) => exit::SUCCESS,
         Err(e) => {
             tracing::error!(error = format!("{e:#}"), "chunk-worker stopped on an error");
-            EXIT_FAILED
+            exit::FAILED
+        }
+    }
+}
+
+/// The multi-threaded tokio runtime of a command (`worker_threads`: the
+/// default, one per core, when `None`); `None` after printing why it could
+/// not start.
+pub fn runtime(worker_threads: Option<usize>) -> Option<tokio::runtime::Runtime> {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = worker_threads {
+        builder.worker_threads(n);
+    }
+    match builder.enable_all().build() {
+        Ok(rt) => Some(rt),
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            None
         }
     }
 }

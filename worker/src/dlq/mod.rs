@@ -26,23 +26,13 @@ mod scan;
 use std::io::{IsTerminal, Write};
 
 use crate::config::Settings;
+use crate::exit;
 
 pub use args::{DlqArgs, DlqCommand, Filters, ListArgs, ReplayArgs, ShowArgs};
 pub use letter::DeadLetter;
 pub use render::{write_letter, write_table};
 pub use replay::{replay, replay_properties, ReplayOptions, ReplaySummary};
 pub use scan::{list, show};
-
-/// Exit statuses of the `dlq` commands.
-pub mod exit {
-    /// Done; nothing failed.
-    pub const SUCCESS: u8 = 0;
-    /// Some message could not be replayed, `show` found nothing, or the
-    /// broker/database failed.
-    pub const FAILED: u8 = 1;
-    /// Usage error or invalid settings.
-    pub const USAGE: u8 = 2;
-}
 
 /// Runs a `dlq` subcommand; returns the exit status.
 pub fn run(args: &DlqArgs) -> u8 {
@@ -59,16 +49,8 @@ pub fn run(args: &DlqArgs) -> u8 {
             return exit::USAGE;
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            return exit::FAILED;
-        }
+    let Some(runtime) = crate::service::runtime(Some(2)) else {
+        return exit::FAILED;
     };
     let result = runtime.block_on(execute(&settings, &args.command));
     match result {
