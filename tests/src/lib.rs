@@ -344,7 +344,7 @@ impl TestApp {
         let handle = tokio::spawn(app.run_until_stopped(shutdown.clone()));
         eventually("the sibling to be ready", DEADLINE, || {
             let ctx = ctx.clone();
-            async move { Ok(worker::http::is_ready(&ctx).await.ok()) }
+            async move { Ok(worker::ops::http::is_ready(&ctx).await.ok()) }
         })
         .await?;
         Ok(Sibling {
@@ -359,7 +359,7 @@ impl TestApp {
         let ctx = self.ctx.clone();
         eventually("the worker to be ready", DEADLINE, || {
             let ctx = ctx.clone();
-            async move { Ok(worker::http::is_ready(&ctx).await.ok()) }
+            async move { Ok(worker::ops::http::is_ready(&ctx).await.ok()) }
         })
         .await
     }

@@ -9,7 +9,7 @@ use serde_json::json;
 use sqlx::postgres::PgRow;
 use sqlx::Row;
 use tests::{message, sample_markdown, TestApp};
-use worker::dlq::{self, Filters, ReplayOptions};
+use worker::commands::dlq::{self, Filters, ReplayOptions};
 
 type R = anyhow::Result<()>;
 

@@ -27,7 +27,7 @@ fn yaml(path: &str) -> anyhow::Result<Yaml> {
 /// Metric names the worker exports: the sample names of a registry in which
 /// every series was touched once, and the scrape-time gauges.
 fn exported() -> BTreeSet<String> {
-    use worker::metrics::{Metrics, OperationOutcome, QueueKind, Stage, StrategyLabels};
+    use worker::ops::metrics::{Metrics, OperationOutcome, QueueKind, Stage, StrategyLabels};
     let m = Metrics::default();
     let s = StrategyLabels {
         strategy: "structural".into(),
@@ -47,7 +47,7 @@ fn exported() -> BTreeSet<String> {
         .map(str::to_owned)
         .collect();
     names.extend(
-        worker::ops_metrics::SCRAPE_GAUGES
+        worker::ops::scrape::SCRAPE_GAUGES
             .iter()
             .map(|n| (*n).to_owned()),
     );

@@ -10,7 +10,7 @@ use lapin::types::{AMQPValue, FieldTable};
 use lapin::BasicProperties;
 use serde_json::{json, Value};
 use tests::{eventually, message, TestApp, DEADLINE};
-use worker::dlq::{self, Filters, ReplayOptions};
+use worker::commands::dlq::{self, Filters, ReplayOptions};
 
 type R = anyhow::Result<()>;
 

@@ -8,7 +8,7 @@
 use serde_json::{json, Value};
 use shared::links::encode_tiny;
 use tests::{eventually, Options, TestApp, DEADLINE};
-use worker::metrics::OperationOutcome as Outcome;
+use worker::ops::metrics::OperationOutcome as Outcome;
 
 type R = anyhow::Result<()>;
 

@@ -99,7 +99,7 @@ async fn spans_are_exported_under_the_upstream_trace() -> R {
     // flush it off the runtime, as the binary does.
     let (log, telemetry) = (app.settings.log.clone(), app.settings.telemetry.clone());
     let guard =
-        tokio::task::spawn_blocking(move || worker::telemetry::init(&log, &telemetry)).await?;
+        tokio::task::spawn_blocking(move || worker::ops::telemetry::init(&log, &telemetry)).await?;
     app.start().await?;
 
     let props = BasicProperties::default().with_headers(tests::headers(&[(
@@ -120,7 +120,7 @@ async fn spans_are_exported_under_the_upstream_trace() -> R {
         async move {
             Ok((ctx
                 .metrics
-                .operations(worker::metrics::OperationOutcome::Stored)
+                .operations(worker::ops::metrics::OperationOutcome::Stored)
                 == 1)
                 .then_some(()))
         }

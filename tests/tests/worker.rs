@@ -12,7 +12,7 @@ use sqlx::Row;
 use tests::proxy::Proxy;
 use tests::{eventually, message, sample_markdown, Options, TestApp, DEADLINE};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use worker::metrics::OperationOutcome as Outcome;
+use worker::ops::metrics::OperationOutcome as Outcome;
 
 type R = anyhow::Result<()>;
 
@@ -571,7 +571,12 @@ async fn the_database_going_away_pauses_the_worker_without_losing_anything() -> 
     let ctx = app.ctx.clone();
     eventually("readiness to drop", DEADLINE, || {
         let ctx = ctx.clone();
-        async move { Ok(worker::http::is_ready(&ctx).await.is_err().then_some(())) }
+        async move {
+            Ok(worker::ops::http::is_ready(&ctx)
+                .await
+                .is_err()
+                .then_some(()))
+        }
     })
     .await?;
     let ctx = app.ctx.clone();

@@ -8,7 +8,7 @@ use sqlx::PgPool;
 
 use crate::amqp::topology::Topology;
 use crate::config::Settings;
-use crate::metrics::Metrics;
+use crate::ops::metrics::Metrics;
 
 /// Shared state of a running worker.
 #[derive(Debug)]

@@ -1,32 +1,29 @@
 //! chunk-worker: the I/O shell around the pure `shared` chunking engine.
 //!
-//! Data flows one way: message -> chunk -> store -> event.
+//! Data flows one way: message -> chunk -> store -> event. The folders are
+//! the architecture (ARCHITECTURE.md has the map):
+//!
+//! - [`commands`]: one entry per subcommand (offline chunk/normalize/
+//!   profiles/links/eval, the service commands run/migrate/demo/bench, dlq);
+//! - [`pipeline`]: one message through the worker: consume, handle (read the
+//!   source, chunk), settle (ack, retry, dead-letter);
+//! - [`store`]: every SQL statement (versions, links, failures, dlq replays);
+//! - [`outbox`]: the relay that publishes committed events;
+//! - [`amqp`]: broker plumbing (connection, topology, publisher, headers);
+//! - [`ops`]: health and metrics endpoints, telemetry, traces;
+//! - [`config`], [`profiles`]: settings and the chunking engine they build.
 
-// Offline command line (chunk, normalize).
-pub mod cli;
-pub mod offline;
-
-// Queue worker modules are declared below this line.
 pub mod amqp;
+pub mod cli;
 pub mod clock;
+pub mod commands;
 pub mod config;
 pub mod context;
-pub mod demo;
-pub mod dlq;
 pub mod exit;
-pub mod failure;
-pub mod handler;
-pub mod http;
-pub mod inprocess;
-pub mod loadtest;
-pub mod metrics;
-pub mod ops_metrics;
+pub mod ops;
 pub mod outbox;
+pub mod pipeline;
 pub mod profiles;
 pub mod scrub;
-pub mod service;
-pub mod source;
 pub mod startup;
 pub mod store;
-pub mod telemetry;
-pub mod trace;

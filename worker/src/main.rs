@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
 use worker::cli::{exit, Cli, Command};
-use worker::offline::{self, OfflineError, Progress, Summary};
+use worker::commands::offline::{self, OfflineError, Progress, Summary};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -41,23 +41,25 @@ fn main() -> ExitCode {
         Command::Links(args) => {
             offline_status("links", offline::links(args, stdout(), io::stderr()))
         }
-        Command::Run => ExitCode::from(worker::service::run()),
-        Command::Migrate => ExitCode::from(worker::service::migrate()),
-        Command::Dlq(args) => ExitCode::from(worker::dlq::run(args)),
-        Command::Demo { inputs } => ExitCode::from(worker::service::demo(inputs.clone())),
+        Command::Run => ExitCode::from(worker::commands::service::run()),
+        Command::Migrate => ExitCode::from(worker::commands::service::migrate()),
+        Command::Dlq(args) => ExitCode::from(worker::commands::dlq::run(args)),
+        Command::Demo { inputs } => ExitCode::from(worker::commands::service::demo(inputs.clone())),
         Command::Bench {
             inputs,
             docs,
             rate,
             median,
             profile,
-        } => ExitCode::from(worker::service::bench(worker::loadtest::BenchOptions {
-            inputs: worker::loadtest::inputs_or_default(inputs.clone()),
-            docs: *docs,
-            rate: *rate,
-            median: *median,
-            profile: profile.clone(),
-        })),
+        } => ExitCode::from(worker::commands::service::bench(
+            worker::commands::bench::BenchOptions {
+                inputs: worker::commands::bench::inputs_or_default(inputs.clone()),
+                docs: *docs,
+                rate: *rate,
+                median: *median,
+                profile: profile.clone(),
+            },
+        )),
     }
 }
 

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use crate::amqp::topology::Topology;
 use crate::config::Settings;
 use crate::context::{Context, Health};
-use crate::metrics::Metrics;
+use crate::ops::metrics::Metrics;
 use crate::store;
 
 /// How long start-up waits for the database to appear (containers start in
@@ -83,14 +83,14 @@ impl Application {
         let ctx = self.ctx;
         let http_stop = CancellationToken::new();
         let relay_stop = CancellationToken::new();
-        let http = tokio::spawn(crate::http::serve(
+        let http = tokio::spawn(crate::ops::http::serve(
             self.listener,
             ctx.clone(),
             http_stop.clone(),
         ));
         let relay = tokio::spawn(crate::outbox::run(ctx.clone(), relay_stop.clone()));
 
-        crate::amqp::consumer::run(ctx.clone(), shutdown).await;
+        crate::pipeline::consumer::run(ctx.clone(), shutdown).await;
 
         // In-flight messages are settled: their events are in the outbox.
         relay_stop.cancel();

@@ -20,8 +20,8 @@ use serde_json::json;
 use sqlx::{Connection as _, PgConnection, PgPool};
 use tokio_util::sync::CancellationToken;
 use worker::amqp::topology::Topology;
+use worker::commands::dlq::{self, Filters};
 use worker::config::Settings;
-use worker::dlq::{self, Filters};
 use worker::startup::Application;
 
 const AMQP_URL: &str = "amqp://guest:guest@127.0.0.1:5672/%2f";
@@ -180,7 +180,7 @@ async fn run(fixture: &Fixture, channel: &Channel) -> anyhow::Result<()> {
     let worker = tokio::spawn(app.run_until_stopped(shutdown.clone()));
     poll("the worker to be ready", || {
         let ctx = ctx.clone();
-        async move { Ok(worker::http::is_ready(&ctx).await.ok()) }
+        async move { Ok(worker::ops::http::is_ready(&ctx).await.ok()) }
     })
     .await?;
 

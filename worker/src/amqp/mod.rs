@@ -1,7 +1,6 @@
 //! RabbitMQ plumbing: connections, the SPEC 2.4 topology, a confirming
 //! publisher and the consumer supervisor.
 
-pub mod consumer;
 pub mod headers;
 pub mod publisher;
 pub mod topology;

@@ -31,7 +31,7 @@ use uuid::Uuid;
 
 use crate::amqp::publisher::{PublishError, Publisher};
 use crate::context::Context;
-use crate::trace::TraceContext;
+use crate::ops::trace::TraceContext;
 
 /// Unroutable events are retried after this long at first, doubling up to
 /// [`MAX_UNROUTABLE_DELAY_SECS`]: with nobody bound yet the event must not be

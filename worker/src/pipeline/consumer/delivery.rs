@@ -12,9 +12,9 @@ use tracing::Instrument;
 use crate::amqp::headers;
 use crate::amqp::publisher::Publisher;
 use crate::context::Context;
-use crate::handler::{self, Failure, HandlerError, MessageIds, Outcome};
-use crate::metrics::StrategyLabels;
-use crate::trace::TraceContext;
+use crate::ops::metrics::StrategyLabels;
+use crate::ops::trace::TraceContext;
+use crate::pipeline::handler::{self, Failure, HandlerError, MessageIds, Outcome};
 
 use super::settle::settle;
 use super::{backoff, DELIVERY_COUNT_HEADER};

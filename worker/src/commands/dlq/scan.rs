@@ -11,10 +11,10 @@ use lapin::types::FieldTable;
 use lapin::{Channel, Connection};
 use uuid::Uuid;
 
-use super::args::Filters;
 use super::letter::DeadLetter;
 use crate::amqp::headers;
 use crate::amqp::topology::Topology;
+use crate::cli::dlq::Filters;
 use crate::config::Settings;
 
 /// How long a scan waits for its first delivery before concluding the queue
@@ -165,7 +165,7 @@ pub async fn list(
                 break;
             };
             scan.hold(delivery);
-            if filters.matches(&letter) {
+            if letter.matches(filters) {
                 out.push(letter);
             }
         }

@@ -12,11 +12,11 @@ use serde::Serialize;
 use shared::contract::INPUT_ROUTING_KEY;
 use uuid::Uuid;
 
-use super::args::Filters;
 use super::scan::{connect, Scan};
 use crate::amqp::headers;
 use crate::amqp::publisher::Publisher;
 use crate::amqp::topology::Topology;
+use crate::cli::dlq::Filters;
 use crate::config::Settings;
 use crate::store::dlq_replays;
 
@@ -120,7 +120,7 @@ pub async fn replay(settings: &Settings, opts: &ReplayOptions) -> anyhow::Result
             };
             summary.scanned += 1;
             bar.inc(1);
-            if !opts.filters.matches(&letter) {
+            if !letter.matches(&opts.filters) {
                 summary.skipped += 1;
                 scan.hold(delivery);
                 continue;

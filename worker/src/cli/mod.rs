@@ -4,8 +4,10 @@
 //! (tenant ids, document ids) are validated by clap's value parsers, so a bad
 //! value is a usage error (exit status 2) before any file is read. Checks that
 //! need the chunking engine (the profile name) or the file list (`--document-id`
-//! with several files) happen in [`crate::offline`], also before any file is
+//! with several files) happen in [`crate::commands::offline`], also before any file is
 //! read.
+
+pub mod dlq;
 
 use std::path::PathBuf;
 
@@ -128,7 +130,7 @@ pub enum Command {
     #[command(after_long_help = SERVICE_HELP)]
     Migrate,
     /// Inspect and replay the dead-letter queue: list, show, replay.
-    Dlq(crate::dlq::DlqArgs),
+    Dlq(dlq::DlqArgs),
     /// Run the whole pipeline once on the local services: start the worker,
     /// publish sample documents as upstream would, print what got stored.
     #[command(after_long_help = DEMO_HELP)]

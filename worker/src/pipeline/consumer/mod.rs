@@ -39,7 +39,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::amqp::publisher::Publisher;
 use crate::context::Context;
-use crate::metrics::QueueKind;
+use crate::ops::metrics::QueueKind;
 
 use delivery::process;
 

@@ -3,7 +3,7 @@
 //! (same trace id, a new parent id), so a trace follows a document from
 //! upstream through chunking to the embedder.
 //!
-//! With trace export on ([`crate::telemetry`]), the incoming context becomes
+//! With trace export on ([`crate::ops::telemetry`]), the incoming context becomes
 //! the parent of the `consume` span and the events carry that span's id; with
 //! it off, events carry a fresh parent id under the same trace id.
 

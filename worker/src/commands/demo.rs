@@ -20,8 +20,8 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
 use crate::amqp::publisher::Publisher;
+use crate::commands::inprocess::{event_consumer, InProcessWorker};
 use crate::config::Settings;
-use crate::inprocess::{event_consumer, InProcessWorker};
 
 /// Tenant the demo documents are stored under.
 const TENANT: &str = "demo";
@@ -221,7 +221,7 @@ async fn wait_for(
 /// Files named, and `*.md` under directories named (walked like
 /// `chunk-worker chunk` does: recursively, sorted, hidden entries skipped).
 pub(crate) fn markdown_files(inputs: &[PathBuf]) -> Vec<PathBuf> {
-    crate::offline::collect_inputs(inputs)
+    crate::commands::offline::collect_inputs(inputs)
         .into_iter()
         .filter(|i| i.listing_error.is_none())
         .map(|i| i.path)

@@ -14,11 +14,11 @@ use shared::{ChunkError, ChunkedDocument, DocumentMeta, ErrorCode};
 use tracing::Instrument;
 
 use crate::context::Context;
-use crate::metrics::{Stage, StrategyLabels};
+use crate::ops::metrics::{Stage, StrategyLabels};
 use crate::store::is_transient;
 use crate::store::versions::{self, Existing, NewVersion, NewVersionKey, StoreError, StoreOutcome};
 
-pub use crate::failure::Failure;
+pub use crate::pipeline::failure::Failure;
 
 /// Why a message was not handled; decides ack / dead-letter / retry.
 #[derive(Debug, thiserror::Error)]
@@ -193,14 +193,15 @@ pub async fn handle(
     let bytes: Vec<u8> = match (&msg.markdown, &msg.markdown_uri) {
         (Some(md), _) => {
             if md.len() as u64 > max {
-                return Err(crate::source::too_large(md.len() as u64, max).into());
+                return Err(crate::pipeline::source::too_large(md.len() as u64, max).into());
             }
             md.as_bytes().to_vec()
         }
         (None, Some(uri)) => {
             let root = &ctx.settings.source_root;
-            let path = crate::source::resolve(uri, root)?;
-            crate::source::read(&path, root, max, ctx.settings.worker.source_retry).await?
+            let path = crate::pipeline::source::resolve(uri, root)?;
+            crate::pipeline::source::read(&path, root, max, ctx.settings.worker.source_retry)
+                .await?
         }
         // `validate` guarantees exactly one of the two.
         (None, None) => {

@@ -1,9 +1,8 @@
-//! The clap arguments of `chunk-worker dlq` and the filters they build.
+//! The clap arguments of `chunk-worker dlq` and the filters they carry
+//! (the commands live in `commands::dlq`).
 
 use clap::{Args, Subcommand};
 use serde::Serialize;
-
-use super::letter::DeadLetter;
 
 const DLQ_HELP: &str = "\
 Settings are those of `chunk-worker run` (config/default.toml,
@@ -67,24 +66,6 @@ impl Filters {
     /// Whether no filter is set.
     pub fn is_empty(&self) -> bool {
         self.error_code.is_none() && self.tenant.is_none() && self.document.is_none()
-    }
-
-    /// Whether `m` passes every filter.
-    pub fn matches(&self, m: &DeadLetter) -> bool {
-        let code_ok = self.error_code.as_deref().is_none_or(|c| {
-            m.error_code
-                .as_deref()
-                .is_some_and(|e| e.eq_ignore_ascii_case(c))
-        });
-        let tenant_ok = self
-            .tenant
-            .as_deref()
-            .is_none_or(|t| m.tenant_id.as_deref() == Some(t));
-        let doc_ok = self
-            .document
-            .as_deref()
-            .is_none_or(|d| m.document_id.as_deref() == Some(d));
-        code_ok && tenant_ok && doc_ok
     }
 }
 

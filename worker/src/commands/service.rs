@@ -20,21 +20,25 @@ pub fn migrate() -> u8 {
 }
 
 /// `chunk-worker bench`: logs as quiet as the demo's.
-pub fn bench(opts: crate::loadtest::BenchOptions) -> u8 {
+pub fn bench(opts: crate::commands::bench::BenchOptions) -> u8 {
     let quiet = |s: &mut Settings| s.log.level = "warn,lapin=error".into();
-    entry(quiet, move |settings| crate::loadtest::run(settings, opts))
+    entry(quiet, move |settings| {
+        crate::commands::bench::run(settings, opts)
+    })
 }
 
 /// `chunk-worker demo [FILE_OR_DIR...]`: quiet logs (warnings only, unless
 /// RUST_LOG says otherwise), the demo's own table on stdout.
 pub fn demo(inputs: Vec<std::path::PathBuf>) -> u8 {
     let inputs = if inputs.is_empty() {
-        crate::demo::default_inputs()
+        crate::commands::demo::default_inputs()
     } else {
         inputs
     };
     let quiet = |s: &mut Settings| s.log.level = "warn,lapin=error".into();
-    entry(quiet, move |settings| crate::demo::run(settings, inputs))
+    entry(quiet, move |settings| {
+        crate::commands::demo::run(settings, inputs)
+    })
 }
 
 fn entry<F, Fut>(adjust: impl FnOnce(&mut Settings), f: F) -> u8
@@ -50,7 +54,7 @@ where
         }
     };
     adjust(&mut settings);
-    let _telemetry = crate::telemetry::init(&settings.log, &settings.telemetry);
+    let _telemetry = crate::ops::telemetry::init(&settings.log, &settings.telemetry);
     let Some(runtime) = runtime(None) else {
         return exit::FAILED;
     };

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use shared::ErrorCode;
 use tokio::io::AsyncReadExt;
 
-use crate::failure::Failure;
+use crate::pipeline::failure::Failure;
 
 /// How often a missing file is looked for again within the retry window.
 const MISSING_FILE_POLL: Duration = Duration::from_millis(200);

@@ -67,6 +67,6 @@ async fn readyz(State(ctx): State<Arc<Context>>) -> impl IntoResponse {
 async fn metrics(State(ctx): State<Arc<Context>>) -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, OPENMETRICS)],
-        crate::ops_metrics::render(&ctx).await,
+        crate::ops::scrape::render(&ctx).await,
     )
 }

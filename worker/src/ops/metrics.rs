@@ -21,7 +21,7 @@
 //! * `chunking_events_published_total`: events confirmed by the broker.
 //!
 //! The scrape-time gauges (memory, outbox, failures) are in
-//! [`crate::ops_metrics`].
+//! [`crate::ops::scrape`].
 //!
 //! Label cardinality is bounded: `strategy` and `granularity` come from the
 //! profiles, `error_type` from the SPEC codes, `stage` and `queue` are fixed,

@@ -17,8 +17,8 @@ use tokio_util::sync::CancellationToken;
 use crate::amqp::headers;
 use crate::amqp::publisher::Publisher;
 use crate::context::Context;
-use crate::handler::{Failure, Outcome};
-use crate::metrics::OperationOutcome;
+use crate::ops::metrics::OperationOutcome;
+use crate::pipeline::handler::{Failure, Outcome};
 use crate::store::failures::{self, FailureRecord};
 use crate::store::is_transient;
 

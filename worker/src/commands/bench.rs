@@ -18,8 +18,8 @@ use lapin::BasicProperties;
 use serde_json::json;
 
 use crate::amqp::publisher::Publisher;
+use crate::commands::inprocess::{event_consumer, InProcessWorker};
 use crate::config::Settings;
-use crate::inprocess::{event_consumer, InProcessWorker};
 
 /// What to publish and how fast.
 #[derive(Debug, Clone)]
@@ -44,7 +44,7 @@ const DRAIN: Duration = Duration::from_secs(300);
 
 /// Runs the load test and prints the figures.
 pub async fn run(settings: Settings, opts: BenchOptions) -> anyhow::Result<()> {
-    let mut files = crate::demo::markdown_files(&opts.inputs);
+    let mut files = crate::commands::demo::markdown_files(&opts.inputs);
     files.retain(|p| std::fs::metadata(p).map(|m| m.len() > 0).unwrap_or(false));
     if files.is_empty() {
         bail!("no non-empty *.md files found");

@@ -1,4 +1,4 @@
-//! The `/metrics` exposition: the counters of [`crate::metrics`], then
+//! The `/metrics` exposition: the counters of [`crate::ops::metrics`], then
 //! gauges read at scrape time:
 //!
 //! * `chunking_memory_bytes`: resident memory of the process (Linux

@@ -6,7 +6,8 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::amqp::headers;
-use crate::handler::MessageIds;
+use crate::cli::dlq::Filters;
+use crate::pipeline::handler::MessageIds;
 
 /// One dead-lettered message.
 #[derive(Debug, Clone, Serialize)]
@@ -47,6 +48,25 @@ pub struct DeadLetter {
 }
 
 impl DeadLetter {
+    /// Whether this message passes every filter of `f`.
+    pub fn matches(&self, f: &Filters) -> bool {
+        let m = self;
+        let code_ok = f.error_code.as_deref().is_none_or(|c| {
+            m.error_code
+                .as_deref()
+                .is_some_and(|e| e.eq_ignore_ascii_case(c))
+        });
+        let tenant_ok = f
+            .tenant
+            .as_deref()
+            .is_none_or(|t| m.tenant_id.as_deref() == Some(t));
+        let doc_ok = f
+            .document
+            .as_deref()
+            .is_none_or(|d| m.document_id.as_deref() == Some(d));
+        code_ok && tenant_ok && doc_ok
+    }
+
     /// Reads what a delivery says about itself.
     pub fn from_parts(body: &[u8], properties: &BasicProperties) -> Self {
         let table = properties.headers().as_ref();

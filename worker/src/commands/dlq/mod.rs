@@ -17,7 +17,6 @@
 //! killed at any point leaves every message in the dead-letter queue, in the
 //! input queue, or both (a duplicate is harmless: storing is idempotent).
 
-mod args;
 mod letter;
 mod render;
 mod replay;
@@ -28,7 +27,7 @@ use std::io::{IsTerminal, Write};
 use crate::config::Settings;
 use crate::exit;
 
-pub use args::{DlqArgs, DlqCommand, Filters, ListArgs, ReplayArgs, ShowArgs};
+pub use crate::cli::dlq::{DlqArgs, DlqCommand, Filters, ListArgs, ReplayArgs, ShowArgs};
 pub use letter::DeadLetter;
 pub use render::{write_letter, write_table};
 pub use replay::{replay, replay_properties, ReplayOptions, ReplaySummary};
@@ -49,7 +48,7 @@ pub fn run(args: &DlqArgs) -> u8 {
             return exit::USAGE;
         }
     };
-    let Some(runtime) = crate::service::runtime(Some(2)) else {
+    let Some(runtime) = crate::commands::service::runtime(Some(2)) else {
         return exit::FAILED;
     };
     let result = runtime.block_on(execute(&settings, &args.command));
@@ -166,17 +165,17 @@ mod tests {
     #[test]
     fn filters_match_code_tenant_and_document() {
         let l = letter("SOURCE_UNAVAILABLE", "acme-prod", "d1");
-        assert!(Filters::default().matches(&l));
+        assert!(l.matches(&Filters::default()));
         let f = |c: Option<&str>, t: Option<&str>, d: Option<&str>| Filters {
             error_code: c.map(str::to_owned),
             tenant: t.map(str::to_owned),
             document: d.map(str::to_owned),
         };
-        assert!(f(Some("source_unavailable"), None, None).matches(&l));
-        assert!(!f(Some("INVALID_UTF8"), None, None).matches(&l));
-        assert!(f(None, Some("acme-prod"), Some("d1")).matches(&l));
-        assert!(!f(None, Some("other"), None).matches(&l));
-        assert!(!f(None, None, Some("d2")).matches(&l));
+        assert!(l.matches(&f(Some("source_unavailable"), None, None)));
+        assert!(!l.matches(&f(Some("INVALID_UTF8"), None, None)));
+        assert!(l.matches(&f(None, Some("acme-prod"), Some("d1"))));
+        assert!(!l.matches(&f(None, Some("other"), None)));
+        assert!(!l.matches(&f(None, None, Some("d2"))));
     }
 
     #[test]

@@ -45,7 +45,7 @@ impl InProcessWorker {
         let stop = CancellationToken::new();
         let handle = tokio::spawn(app.run_until_stopped(stop.clone()));
         let started = Instant::now();
-        while crate::http::is_ready(&ctx).await.is_err() {
+        while crate::ops::http::is_ready(&ctx).await.is_err() {
             if started.elapsed() > READY_DEADLINE {
                 stop.cancel();
                 bail!("the worker did not become ready within {READY_DEADLINE:?}");

@@ -1,0 +1,11 @@
+//! The subcommands' entry points: the offline commands (chunk, normalize,
+//! profiles, links, eval: [`offline`]), the service commands (run, migrate,
+//! demo, bench: [`service`], [`demo`], [`bench`], with the in-process worker
+//! of the last two in [`inprocess`]) and the dead-letter tools ([`dlq`]).
+
+pub mod bench;
+pub mod demo;
+pub mod dlq;
+pub mod inprocess;
+pub mod offline;
+pub mod service;

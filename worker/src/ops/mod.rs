@@ -1,0 +1,10 @@
+//! Operating the worker: `/healthz`, `/readyz` and `/metrics` ([`http`]),
+//! the counters and histograms ([`metrics`]) and the scrape-time exposition
+//! ([`scrape`]), JSON logs and OpenTelemetry export ([`telemetry`]), W3C
+//! trace context from messages to events ([`trace`]).
+
+pub mod http;
+pub mod metrics;
+pub mod scrape;
+pub mod telemetry;
+pub mod trace;
