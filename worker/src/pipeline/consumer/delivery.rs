@@ -16,7 +16,7 @@ use crate::ops::metrics::StrategyLabels;
 use crate::ops::trace::TraceContext;
 use crate::pipeline::handler::{self, Failure, HandlerError, MessageIds, Outcome};
 
-use super::settle::settle;
+use super::settle::Settler;
 use super::{backoff, DELIVERY_COUNT_HEADER};
 
 /// What is known about a delivery before it is handled.
@@ -135,10 +135,13 @@ pub(super) async fn process(
         // Seed 001's audit `user_id`: the broker-validated AMQP user id of
         // the publisher, when it set one.
         let user_id = delivery.properties.user_id().as_ref().map(|u| u.to_string());
-        settle(
-            ctx, delivery, &info, settlement, publisher, channel, shutdown,
-        )
-        .await;
+        let settler = Settler {
+            ctx,
+            publisher,
+            channel,
+            shutdown,
+        };
+        settler.settle(delivery, &info, settlement).await;
         let elapsed = started.elapsed();
         ctx.metrics.observe_duration(&strategy, elapsed);
         // One summary line per message (the span adds the ids).
