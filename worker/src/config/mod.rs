@@ -4,6 +4,7 @@
 //! message naming the key.
 
 mod links;
+mod sections;
 mod telemetry;
 
 use links::{validate_links, RawLinks};
@@ -14,7 +15,6 @@ use telemetry::{validate_telemetry, RawTelemetry};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -319,159 +319,40 @@ impl Settings {
     }
 
     fn validate(raw: RawSettings) -> Result<Self, ConfigError> {
-        let amqp_uri = lapin::uri::AMQPUri::from_str(&raw.amqp.url)
-            .map_err(|e| invalid("amqp.url", format!("not an AMQP URI: {e}")))?;
-        if !matches!(amqp_uri.scheme, lapin::uri::AMQPScheme::AMQP) {
-            return Err(invalid(
-                "amqp.url",
-                "only amqp:// is supported by this build (no TLS)",
-            ));
-        }
-        let prefetch = u16::try_from(raw.amqp.prefetch)
-            .ok()
-            .filter(|p| *p > 0)
-            .ok_or_else(|| {
-                invalid(
-                    "amqp.prefetch",
-                    format!("must be 1..=65535, got {}", raw.amqp.prefetch),
-                )
-            })?;
-        if !(1..=1000).contains(&raw.amqp.delivery_limit) {
-            return Err(invalid(
-                "amqp.delivery_limit",
-                format!("must be 1..=1000, got {}", raw.amqp.delivery_limit),
-            ));
-        }
-        if raw.amqp.retry_delay_ms == 0 || raw.amqp.retry_delay_ms > u64::from(u32::MAX) {
-            return Err(invalid(
-                "amqp.retry_delay_ms",
-                format!("must be 1..=4294967295, got {}", raw.amqp.retry_delay_ms),
-            ));
-        }
-        let concurrency = raw.worker.concurrency;
-        if concurrency == 0 || concurrency > raw.amqp.prefetch.max(1) {
+        let prefetch = raw.amqp.prefetch;
+        let amqp = AmqpSettings::try_from(raw.amqp)?;
+        let worker = WorkerSettings::try_from(raw.worker)?;
+        if worker.concurrency == 0 || worker.concurrency > prefetch.max(1) as usize {
             return Err(invalid(
                 "worker.concurrency",
                 format!(
-                    "must be 1..=amqp.prefetch ({}), got {concurrency}",
-                    raw.amqp.prefetch
+                    "must be 1..=amqp.prefetch ({prefetch}), got {}",
+                    worker.concurrency
                 ),
             ));
         }
-        if raw.worker.retry_min_delay_ms == 0 {
-            return Err(invalid("worker.retry_min_delay_ms", "must be positive"));
-        }
-        if raw.worker.retry_max_delay_ms < raw.worker.retry_min_delay_ms {
-            return Err(invalid(
-                "worker.retry_max_delay_ms",
-                format!(
-                    "must be at least worker.retry_min_delay_ms ({}), got {}",
-                    raw.worker.retry_min_delay_ms, raw.worker.retry_max_delay_ms
-                ),
-            ));
-        }
-        let db_options = PgConnectOptions::from_str(&raw.database.url)
-            .map_err(|e| invalid("database.url", format!("not a Postgres URL: {e}")))?;
-        if db_options.get_database().is_none_or(str::is_empty) {
-            return Err(invalid("database.url", "must name a database"));
-        }
-        if raw.database.max_connections == 0 {
-            return Err(invalid("database.max_connections", "must be positive"));
-        }
-        if raw.database.acquire_timeout_ms == 0 {
-            return Err(invalid("database.acquire_timeout_ms", "must be positive"));
-        }
-        let prefix = raw.topology.prefix;
-        if prefix.len() > 64
-            || !prefix
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
-        {
-            return Err(invalid(
-                "topology.prefix",
-                format!("must be at most 64 of [A-Za-z0-9._-], got {prefix:?}"),
-            ));
-        }
-        let http_addr = SocketAddr::from_str(&raw.http.addr).map_err(|e| {
-            invalid(
-                "http.addr",
-                format!("not a socket address ({e}): {:?}", raw.http.addr),
-            )
-        })?;
+        let database = DatabaseSettings::try_from(raw.database)?;
+        let topology_prefix = sections::topology_prefix(raw.topology.prefix)?;
+        let http_addr = sections::http_addr(&raw.http.addr)?;
         if raw.limits.max_document_bytes == 0 {
             return Err(invalid("limits.max_document_bytes", "must be positive"));
         }
-        let source_root = PathBuf::from(&raw.source.root);
-        if !source_root.is_absolute() {
-            return Err(invalid(
-                "source.root",
-                format!("must be an absolute path, got {:?}", raw.source.root),
-            ));
-        }
-        if raw.outbox.poll_interval_ms == 0 {
-            return Err(invalid("outbox.poll_interval_ms", "must be positive"));
-        }
-        if !(1..=10_000).contains(&raw.outbox.batch_size) {
-            return Err(invalid(
-                "outbox.batch_size",
-                format!("must be 1..=10000, got {}", raw.outbox.batch_size),
-            ));
-        }
-        let format = match raw.log.format.as_str() {
-            "auto" => LogFormat::Auto,
-            "json" => LogFormat::Json,
-            "pretty" => LogFormat::Pretty,
-            other => {
-                return Err(invalid(
-                    "log.format",
-                    format!("must be auto, json or pretty, got {other:?}"),
-                ))
-            }
-        };
-        if tracing_subscriber::EnvFilter::try_new(&raw.log.level).is_err() {
-            return Err(invalid(
-                "log.level",
-                format!("not a tracing filter directive: {:?}", raw.log.level),
-            ));
-        }
+        let source_root = sections::source_root(&raw.source.root)?;
+        let outbox = OutboxSettings::try_from(raw.outbox)?;
+        let log = LogSettings::try_from(raw.log)?;
         let links = validate_links(raw.links)?;
         let telemetry = validate_telemetry(raw.telemetry)?;
         let chunking = crate::profiles::validate(raw.chunking, raw.profiles, raw.experimental)?;
         Ok(Self {
-            amqp: AmqpSettings {
-                url: raw.amqp.url,
-                prefetch,
-                delivery_limit: raw.amqp.delivery_limit,
-                retry_delay: Duration::from_millis(raw.amqp.retry_delay_ms),
-            },
-            worker: WorkerSettings {
-                concurrency: concurrency as usize,
-                retry_min_delay: Duration::from_millis(raw.worker.retry_min_delay_ms),
-                retry_max_delay: Duration::from_millis(raw.worker.retry_max_delay_ms),
-                source_retry: Duration::from_millis(raw.worker.source_retry_ms),
-            },
-            database: DatabaseSettings {
-                url: raw.database.url,
-                options: db_options,
-                max_connections: raw.database.max_connections,
-                acquire_timeout: Duration::from_millis(raw.database.acquire_timeout_ms),
-                create_if_missing: raw.database.create_if_missing,
-            },
-            topology_prefix: prefix,
+            amqp,
+            worker,
+            database,
+            topology_prefix,
             http_addr,
             max_document_bytes: raw.limits.max_document_bytes,
             source_root,
-            outbox: OutboxSettings {
-                poll_interval: Duration::from_millis(raw.outbox.poll_interval_ms),
-                batch_size: i64::from(raw.outbox.batch_size),
-                flush_timeout: Duration::from_millis(raw.outbox.flush_timeout_ms),
-                retention: (raw.outbox.retention_hours > 0)
-                    .then(|| Duration::from_secs(u64::from(raw.outbox.retention_hours) * 3600)),
-            },
-            log: LogSettings {
-                format,
-                level: raw.log.level,
-            },
+            outbox,
+            log,
             telemetry,
             links,
             chunking,

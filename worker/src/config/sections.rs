@@ -1,0 +1,244 @@
+//! One conversion per settings section, raw (as deserialized) to validated:
+//! each checks its own keys and names the key in its error. Checks across
+//! sections (worker.concurrency: 1..=amqp.prefetch) are in
+//! `Settings::validate`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::postgres::PgConnectOptions;
+
+use super::{
+    invalid, AmqpSettings, ConfigError, DatabaseSettings, LogFormat, LogSettings, OutboxSettings,
+    RawAmqp, RawDatabase, RawLog, RawOutbox, RawWorker, WorkerSettings,
+};
+
+impl TryFrom<RawAmqp> for AmqpSettings {
+    type Error = ConfigError;
+
+    fn try_from(raw: RawAmqp) -> Result<Self, ConfigError> {
+        let uri = lapin::uri::AMQPUri::from_str(&raw.url)
+            .map_err(|e| invalid("amqp.url", format!("not an AMQP URI: {e}")))?;
+        if !matches!(uri.scheme, lapin::uri::AMQPScheme::AMQP) {
+            return Err(invalid(
+                "amqp.url",
+                "only amqp:// is supported by this build (no TLS)",
+            ));
+        }
+        let prefetch = u16::try_from(raw.prefetch)
+            .ok()
+            .filter(|p| *p > 0)
+            .ok_or_else(|| {
+                invalid(
+                    "amqp.prefetch",
+                    format!("must be 1..=65535, got {}", raw.prefetch),
+                )
+            })?;
+        if !(1..=1000).contains(&raw.delivery_limit) {
+            return Err(invalid(
+                "amqp.delivery_limit",
+                format!("must be 1..=1000, got {}", raw.delivery_limit),
+            ));
+        }
+        if raw.retry_delay_ms == 0 || raw.retry_delay_ms > u64::from(u32::MAX) {
+            return Err(invalid(
+                "amqp.retry_delay_ms",
+                format!("must be 1..=4294967295, got {}", raw.retry_delay_ms),
+            ));
+        }
+        Ok(Self {
+            url: raw.url,
+            prefetch,
+            delivery_limit: raw.delivery_limit,
+            retry_delay: Duration::from_millis(raw.retry_delay_ms),
+        })
+    }
+}
+
+impl TryFrom<RawWorker> for WorkerSettings {
+    type Error = ConfigError;
+
+    fn try_from(raw: RawWorker) -> Result<Self, ConfigError> {
+        if raw.retry_min_delay_ms == 0 {
+            return Err(invalid("worker.retry_min_delay_ms", "must be positive"));
+        }
+        if raw.retry_max_delay_ms < raw.retry_min_delay_ms {
+            return Err(invalid(
+                "worker.retry_max_delay_ms",
+                format!(
+                    "must be at least worker.retry_min_delay_ms ({}), got {}",
+                    raw.retry_min_delay_ms, raw.retry_max_delay_ms
+                ),
+            ));
+        }
+        Ok(Self {
+            concurrency: raw.concurrency as usize,
+            retry_min_delay: Duration::from_millis(raw.retry_min_delay_ms),
+            retry_max_delay: Duration::from_millis(raw.retry_max_delay_ms),
+            source_retry: Duration::from_millis(raw.source_retry_ms),
+        })
+    }
+}
+
+impl TryFrom<RawDatabase> for DatabaseSettings {
+    type Error = ConfigError;
+
+    fn try_from(raw: RawDatabase) -> Result<Self, ConfigError> {
+        let options = PgConnectOptions::from_str(&raw.url)
+            .map_err(|e| invalid("database.url", format!("not a Postgres URL: {e}")))?;
+        if options.get_database().is_none_or(str::is_empty) {
+            return Err(invalid("database.url", "must name a database"));
+        }
+        if raw.max_connections == 0 {
+            return Err(invalid("database.max_connections", "must be positive"));
+        }
+        if raw.acquire_timeout_ms == 0 {
+            return Err(invalid("database.acquire_timeout_ms", "must be positive"));
+        }
+        Ok(Self {
+            url: raw.url,
+            options,
+            max_connections: raw.max_connections,
+            acquire_timeout: Duration::from_millis(raw.acquire_timeout_ms),
+            create_if_missing: raw.create_if_missing,
+        })
+    }
+}
+
+impl TryFrom<RawOutbox> for OutboxSettings {
+    type Error = ConfigError;
+
+    fn try_from(raw: RawOutbox) -> Result<Self, ConfigError> {
+        if raw.poll_interval_ms == 0 {
+            return Err(invalid("outbox.poll_interval_ms", "must be positive"));
+        }
+        if !(1..=10_000).contains(&raw.batch_size) {
+            return Err(invalid(
+                "outbox.batch_size",
+                format!("must be 1..=10000, got {}", raw.batch_size),
+            ));
+        }
+        Ok(Self {
+            poll_interval: Duration::from_millis(raw.poll_interval_ms),
+            batch_size: i64::from(raw.batch_size),
+            flush_timeout: Duration::from_millis(raw.flush_timeout_ms),
+            retention: (raw.retention_hours > 0)
+                .then(|| Duration::from_secs(u64::from(raw.retention_hours) * 3600)),
+        })
+    }
+}
+
+impl TryFrom<RawLog> for LogSettings {
+    type Error = ConfigError;
+
+    fn try_from(raw: RawLog) -> Result<Self, ConfigError> {
+        let format = match raw.format.as_str() {
+            "auto" => LogFormat::Auto,
+            "json" => LogFormat::Json,
+            "pretty" => LogFormat::Pretty,
+            other => {
+                return Err(invalid(
+                    "log.format",
+                    format!("must be auto, json or pretty, got {other:?}"),
+                ))
+            }
+        };
+        if tracing_subscriber::EnvFilter::try_new(&raw.level).is_err() {
+            return Err(invalid(
+                "log.level",
+                format!("not a tracing filter directive: {:?}", raw.level),
+            ));
+        }
+        Ok(Self {
+            format,
+            level: raw.level,
+        })
+    }
+}
+
+/// `topology.prefix`: at most 64 of `[A-Za-z0-9._-]`.
+pub(super) fn topology_prefix(prefix: String) -> Result<String, ConfigError> {
+    let ok = prefix.len() <= 64
+        && prefix
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'));
+    if ok {
+        Ok(prefix)
+    } else {
+        Err(invalid(
+            "topology.prefix",
+            format!("must be at most 64 of [A-Za-z0-9._-], got {prefix:?}"),
+        ))
+    }
+}
+
+/// `http.addr`: a socket address.
+pub(super) fn http_addr(addr: &str) -> Result<SocketAddr, ConfigError> {
+    SocketAddr::from_str(addr)
+        .map_err(|e| invalid("http.addr", format!("not a socket address ({e}): {addr:?}")))
+}
+
+/// `source.root`: an absolute path.
+pub(super) fn source_root(root: &str) -> Result<PathBuf, ConfigError> {
+    let path = PathBuf::from(root);
+    if path.is_absolute() {
+        Ok(path)
+    } else {
+        Err(invalid(
+            "source.root",
+            format!("must be an absolute path, got {root:?}"),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key_of(e: ConfigError) -> String {
+        match e {
+            ConfigError::Invalid { key, .. } => key.to_owned(),
+            other => format!("{other}"),
+        }
+    }
+
+    #[test]
+    fn each_section_names_its_bad_key() {
+        let amqp = |url: &str, prefetch: u32| RawAmqp {
+            url: url.into(),
+            prefetch,
+            delivery_limit: 5,
+            retry_delay_ms: 1000,
+        };
+        assert!(AmqpSettings::try_from(amqp("amqp://guest:guest@127.0.0.1:5672/%2f", 16)).is_ok());
+        let e = AmqpSettings::try_from(amqp("amqps://h/%2f", 16)).err();
+        assert_eq!(e.map(key_of).as_deref(), Some("amqp.url"));
+        let e = AmqpSettings::try_from(amqp("amqp://h/%2f", 0)).err();
+        assert_eq!(e.map(key_of).as_deref(), Some("amqp.prefetch"));
+        let db = |url: &str| RawDatabase {
+            url: url.into(),
+            max_connections: 1,
+            acquire_timeout_ms: 1,
+            create_if_missing: false,
+        };
+        let e = DatabaseSettings::try_from(db("postgres://h:5432")).err();
+        assert_eq!(e.map(key_of).as_deref(), Some("database.url"));
+        let log = |format: &str| RawLog {
+            format: format.into(),
+            level: "info".into(),
+        };
+        let e = LogSettings::try_from(log("xml")).err();
+        assert_eq!(e.map(key_of).as_deref(), Some("log.format"));
+        assert_eq!(
+            topology_prefix("a b".into()).err().map(key_of).as_deref(),
+            Some("topology.prefix")
+        );
+        assert_eq!(
+            source_root("relative/dir").err().map(key_of).as_deref(),
+            Some("source.root")
+        );
+        assert!(http_addr("127.0.0.1:0").is_ok());
+    }
+}
