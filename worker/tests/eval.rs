@@ -130,16 +130,19 @@ fn bad_data_is_an_error_naming_the_file_and_line() {
     .unwrap();
     let out_dir = dir.join("out");
     let spec = format!("peer={}", ext.display());
-    let out = eval(&[
-        "--dataset",
-        dir.to_str().unwrap(),
-        "--profiles",
-        "spec-v1",
-        "--external",
-        &spec,
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
+    let with_peer = || {
+        eval(&[
+            "--dataset",
+            dir.to_str().unwrap(),
+            "--profiles",
+            "spec-v1",
+            "--external",
+            &spec,
+            "--out",
+            out_dir.to_str().unwrap(),
+        ])
+    };
+    let out = with_peer();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("peer.jsonl:2: not a chunk object"), "{err}");
@@ -149,16 +152,7 @@ fn bad_data_is_an_error_naming_the_file_and_line() {
         "{\"document\": \"a.md\", \"text\": \"The cat sat on the mat.\"}\n",
     )
     .unwrap();
-    let out = eval(&[
-        "--dataset",
-        dir.to_str().unwrap(),
-        "--profiles",
-        "spec-v1",
-        "--external",
-        &spec,
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
+    let out = with_peer();
     assert_eq!(
         out.status.code(),
         Some(0),

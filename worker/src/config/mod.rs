@@ -214,6 +214,20 @@ pub struct WorkerSettings {
     pub source_retry: Duration,
 }
 
+impl WorkerSettings {
+    /// The backoff for transient faults (broker or database away): from
+    /// `retry_min_delay` to `retry_max_delay`, jittered, never giving up.
+    pub fn backoff(&self) -> backon::ExponentialBackoff {
+        use backon::BackoffBuilder;
+        backon::ExponentialBuilder::default()
+            .with_min_delay(self.retry_min_delay)
+            .with_max_delay(self.retry_max_delay)
+            .with_jitter()
+            .without_max_times()
+            .build()
+    }
+}
+
 /// Database settings.
 #[derive(Clone)]
 pub struct DatabaseSettings {

@@ -21,7 +21,6 @@ pub use committed::Committed;
 use std::sync::Arc;
 use std::time::Duration;
 
-use backon::{BackoffBuilder, ExponentialBuilder};
 use lapin::types::{AMQPValue, FieldTable, LongString, ShortString};
 use lapin::BasicProperties;
 use sqlx::{Postgres, Transaction};
@@ -98,7 +97,7 @@ struct PendingRow {
 /// Runs the relay until `stop` is cancelled, then publishes what is pending
 /// (bounded by `outbox.flush_timeout`) and returns.
 pub async fn run(ctx: Arc<Context>, stop: CancellationToken) {
-    let mut reconnect = reconnect_backoff(&ctx);
+    let mut reconnect = ctx.settings.worker.backoff();
     loop {
         let publisher = tokio::select! {
             p = connect(&ctx) => p,
@@ -123,7 +122,7 @@ pub async fn run(ctx: Arc<Context>, stop: CancellationToken) {
                 // that fails at once (e.g. the broker closes the channel on
                 // every publish) must not spin.
                 if session_start.elapsed() > HEALTHY_SESSION {
-                    reconnect = reconnect_backoff(&ctx);
+                    reconnect = ctx.settings.worker.backoff();
                 }
                 let delay = reconnect.next().unwrap_or(Duration::from_secs(5));
                 tracing::warn!(error = %e, retry_in_ms = delay.as_millis() as u64, "outbox relay lost the broker; reconnecting");
@@ -158,15 +157,6 @@ async fn connect(ctx: &Context) -> lapin::Result<(lapin::Connection, Publisher)>
     Ok((conn, publisher))
 }
 
-fn reconnect_backoff(ctx: &Context) -> backon::ExponentialBackoff {
-    ExponentialBuilder::default()
-        .with_min_delay(ctx.settings.worker.retry_min_delay)
-        .with_max_delay(ctx.settings.worker.retry_max_delay)
-        .with_jitter()
-        .without_max_times()
-        .build()
-}
-
 /// How often published rows past the retention are deleted.
 const PRUNE_INTERVAL: Duration = Duration::from_secs(3600);
 
@@ -188,7 +178,7 @@ async fn relay_loop(
     (conn, publisher): &(lapin::Connection, Publisher),
     stop: &CancellationToken,
 ) -> Result<(), RelayError> {
-    let mut db_backoff = reconnect_backoff(ctx);
+    let mut db_backoff = ctx.settings.worker.backoff();
     let mut last_prune: Option<std::time::Instant> = None;
     let mut last_scan: Option<std::time::Instant> = None;
     let batch = usize::try_from(ctx.settings.outbox.batch_size).unwrap_or(100);
@@ -250,7 +240,7 @@ async fn relay_loop(
         };
         match outcome {
             Ok(more) => {
-                db_backoff = reconnect_backoff(ctx);
+                db_backoff = ctx.settings.worker.backoff();
                 if more {
                     continue;
                 }

@@ -25,7 +25,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use backon::{BackoffBuilder, ExponentialBuilder};
 use futures_util::StreamExt;
 use lapin::message::Delivery;
 use lapin::options::{
@@ -77,13 +76,9 @@ pub async fn run(ctx: Arc<Context>, shutdown: CancellationToken) {
     }
 }
 
+/// The transient-fault backoff of the settings.
 fn backoff(ctx: &Context) -> backon::ExponentialBackoff {
-    ExponentialBuilder::default()
-        .with_min_delay(ctx.settings.worker.retry_min_delay)
-        .with_max_delay(ctx.settings.worker.retry_max_delay)
-        .with_jitter()
-        .without_max_times()
-        .build()
+    ctx.settings.worker.backoff()
 }
 
 /// One connection's life: returns `Ok` after a graceful stop, `Err` when the
