@@ -1,11 +1,14 @@
-//! The `chunking.completed` event of a stored version: its stable id and
-//! the change set against the previous current version.
+//! The `chunking.completed` event of a stored version, built by a pure
+//! function: its stable id and the change set against the previous current
+//! version.
 
 use std::collections::{HashMap, VecDeque};
 
-use shared::contract::{UnchangedChunk, COMPLETED_SCHEMA};
-use shared::Chunk;
+use shared::contract::{ChunkingCompleted, UnchangedChunk, COMPLETED_SCHEMA};
+use shared::{Chunk, DocumentMeta};
 use uuid::Uuid;
+
+use super::NewVersion;
 
 /// Namespace of the deterministic (v5) event ids.
 pub const EVENT_NAMESPACE: Uuid = Uuid::from_u128(0x6a4f_0f3e_8c1d_4b7a_9e52_3d0c_7b1e_a9f4);
@@ -52,4 +55,111 @@ pub fn change_set(
         }
     }
     (changed, unchanged)
+}
+
+/// Where a stored version stands against its document's previous current
+/// version.
+#[derive(Debug)]
+pub struct Standing<'a> {
+    /// It is the document's current version after the commit.
+    pub is_current: bool,
+    /// The current version before the commit, if any.
+    pub previous_source_version_id: Option<String>,
+    /// That version's chunks: `(chunk_id, content_hash)` in ordinal order.
+    pub previous: &'a [(String, String)],
+}
+
+/// The `chunking.completed/v1` event of `v`: a pure function of the version,
+/// its standing and the time given.
+pub fn completed_event(
+    v: &NewVersion<'_>,
+    standing: &Standing<'_>,
+    occurred_at: String,
+) -> ChunkingCompleted {
+    let (changed_chunk_ids, unchanged_chunks) = change_set(v.chunks, standing.previous);
+    ChunkingCompleted {
+        schema: COMPLETED_SCHEMA.to_owned(),
+        event_id: completed_event_id(v.tenant_id, v.document_id, v.source_version_id).to_string(),
+        causation_id: v.causation_id.to_owned(),
+        tenant_id: v.tenant_id.to_owned(),
+        document_id: v.document_id.to_owned(),
+        source_version_id: v.source_version_id.to_owned(),
+        source_version_seq: v.source_version_seq,
+        is_current: standing.is_current,
+        profile: v.profile.to_owned(),
+        chunker_version: v.chunker_version.to_owned(),
+        tokenizer: v.tokenizer.to_owned(),
+        chunk_count: u32::try_from(v.chunks.len()).unwrap_or(u32::MAX),
+        chunk_ids: v.chunks.iter().map(|c| c.chunk_id.clone()).collect(),
+        total_tokens: v.chunks.iter().map(|c| u64::from(c.token_count)).sum(),
+        previous_source_version_id: standing.previous_source_version_id.clone(),
+        changed_chunk_ids,
+        unchanged_chunks,
+        correlation_id: v.correlation_id.map(str::to_owned),
+        occurred_at,
+        metadata: DocumentMeta::carried_metadata(&v.metadata).map(|m| (*m).clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn the_event_lists_every_chunk_what_changed_and_the_metadata() {
+        let meta = DocumentMeta {
+            tenant_id: "t".into(),
+            document_id: "d".into(),
+            source_version_id: "v2".into(),
+            ..DocumentMeta::default()
+        };
+        let doc = shared::Engine::builtin()
+            .unwrap()
+            .chunk(b"# A\n\nOne.\n\n# B\n\nTwo.\n", &meta, None)
+            .unwrap();
+        let v = NewVersion {
+            tenant_id: "t",
+            document_id: "d",
+            source_version_id: "v2",
+            source_version_seq: Some(2),
+            occurred_at: None,
+            source_type: Some("confluence"),
+            causation_id: "e2",
+            correlation_id: Some("c"),
+            content_sha256: String::new(),
+            normalized: &doc.normalized,
+            metadata: serde_json::json!({"title": "T", "other": 1}),
+            profile: "spec-v1",
+            chunker_version: "structural:1.1.0",
+            tokenizer: "cl100k_base",
+            chunks: &doc.chunks,
+            event_headers: serde_json::json!({}),
+        };
+        // The previous version had the first chunk's content under another id.
+        let previous = vec![("old-0".to_owned(), doc.chunks[0].content_hash.clone())];
+        let e = completed_event(
+            &v,
+            &Standing {
+                is_current: true,
+                previous_source_version_id: Some("v1".into()),
+                previous: &previous,
+            },
+            "2026-11-24T00:00:00Z".into(),
+        );
+        assert_eq!(e.chunk_count as usize, doc.chunks.len());
+        assert_eq!(e.chunk_ids.len(), doc.chunks.len());
+        assert_eq!(e.unchanged_chunks.len(), 1);
+        assert_eq!(e.unchanged_chunks[0].previous_chunk_id, "old-0");
+        assert_eq!(e.changed_chunk_ids.len(), doc.chunks.len() - 1);
+        assert_eq!(e.event_id, completed_event_id("t", "d", "v2").to_string());
+        assert_eq!(e.metadata, Some(serde_json::json!({"title": "T"})));
+        assert_eq!(
+            e.total_tokens,
+            doc.chunks
+                .iter()
+                .map(|c| u64::from(c.token_count))
+                .sum::<u64>()
+        );
+    }
 }

@@ -9,12 +9,12 @@
 //! the same transaction ([`crate::store::links`]).
 
 mod chunks;
-mod event;
+pub mod event;
 mod lock;
 
-use shared::contract::{ChunkingCompleted, COMPLETED_ROUTING_KEY, COMPLETED_SCHEMA};
+use shared::contract::COMPLETED_ROUTING_KEY;
 use shared::links::Link;
-use shared::{Chunk, DocumentMeta};
+use shared::Chunk;
 use sqlx::PgPool;
 use time::OffsetDateTime;
 
@@ -242,10 +242,18 @@ pub async fn store_version_with_links(
         }
         None => Vec::new(),
     };
-    let (changed_chunk_ids, unchanged_chunks) = change_set(v.chunks, &previous);
-
-    let total_tokens: u64 = v.chunks.iter().map(|c| u64::from(c.token_count)).sum();
-    let chunk_count = u32::try_from(v.chunks.len()).unwrap_or(u32::MAX);
+    // The event is built now, by a pure function; it is written to the
+    // outbox in this transaction, after the rows it announces.
+    let event = event::completed_event(
+        v,
+        &event::Standing {
+            is_current,
+            previous_source_version_id: current_id.clone(),
+            previous: &previous,
+        },
+        crate::clock::now_rfc3339(),
+    );
+    let (total_tokens, chunk_count) = (event.total_tokens, event.chunk_count);
 
     sqlx::query(
         "INSERT INTO source_versions (tenant_id, document_id, source_version_id, source_version_seq, \
@@ -323,29 +331,7 @@ pub async fn store_version_with_links(
     }
 
     let event_id = completed_event_id(v.tenant_id, v.document_id, v.source_version_id);
-    let changed = changed_chunk_ids.len();
-    let event = ChunkingCompleted {
-        schema: COMPLETED_SCHEMA.to_owned(),
-        event_id: event_id.to_string(),
-        causation_id: v.causation_id.to_owned(),
-        tenant_id: v.tenant_id.to_owned(),
-        document_id: v.document_id.to_owned(),
-        source_version_id: v.source_version_id.to_owned(),
-        source_version_seq: v.source_version_seq,
-        is_current,
-        profile: v.profile.to_owned(),
-        chunker_version: v.chunker_version.to_owned(),
-        tokenizer: v.tokenizer.to_owned(),
-        chunk_count,
-        chunk_ids: v.chunks.iter().map(|c| c.chunk_id.clone()).collect(),
-        total_tokens,
-        previous_source_version_id: current_id.clone(),
-        changed_chunk_ids,
-        unchanged_chunks,
-        correlation_id: v.correlation_id.map(str::to_owned),
-        occurred_at: crate::clock::now_rfc3339(),
-        metadata: DocumentMeta::carried_metadata(&v.metadata).map(|m| (*m).clone()),
-    };
+    let changed = event.changed_chunk_ids.len();
     let payload = serde_json::to_string(&event).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
     let outbox_id = crate::outbox::enqueue(
         &mut tx,
