@@ -161,3 +161,44 @@ fn a_profile_file_may_choose_o200k_for_any_strategy() {
         assert!(v.is_empty(), "{strategy}: {}", common::describe(&v));
     }
 }
+
+/// Inputs the property tests found under other seeds (`PROPS_SEED`), kept so
+/// the bugs they showed stay fixed: every profile chunks them within its
+/// rules (structural 1.1.0 fixed both).
+#[test]
+fn regression_inputs_keep_the_contract_under_every_profile() {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/regressions"
+    ));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    assert!(
+        files.len() >= 2,
+        "regression inputs missing in {}",
+        dir.display()
+    );
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        for profile in common::all_profiles() {
+            let out = engine()
+                .chunk(
+                    &bytes,
+                    &meta("contract", "regression", "v1"),
+                    Some(&profile.name),
+                )
+                .unwrap_or_else(|e| panic!("{} / {}: {e}", profile.name, path.display()));
+            let level = level_for(profile, Level::Full);
+            let v = invariant_violations(&out.normalized, &out.chunks, profile, level);
+            assert!(
+                v.is_empty(),
+                "{} / {}: {}",
+                profile.name,
+                path.display(),
+                common::describe(&v)
+            );
+        }
+    }
+}
