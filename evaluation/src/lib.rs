@@ -131,14 +131,7 @@ pub fn run_profile(
         out.latencies_ms
             .push((d.name.clone(), started.elapsed().as_secs_f64() * 1000.0));
         for c in doc.chunks {
-            let prefix_bytes: usize = c
-                .chunk_text
-                .chars()
-                .take(c.overlap_prefix_chars as usize)
-                .map(char::len_utf8)
-                .sum();
-            let prefix = &c.chunk_text[..prefix_bytes];
-            let from_text = doc.normalized[..c.byte_start as usize].ends_with(prefix);
+            let from_text = doc.normalized[..c.byte_start as usize].ends_with(c.prefix());
             let text_start = if from_text {
                 c.char_start - u64::from(c.overlap_prefix_chars)
             } else {

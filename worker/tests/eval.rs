@@ -23,6 +23,17 @@ fn eval(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// The leaderboard a successful run wrote to `out_dir`.
+fn board_of(out: &Output, out_dir: &Path) -> Value {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&fs::read_to_string(out_dir.join("leaderboard.json")).unwrap()).unwrap()
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("cw-eval-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
@@ -34,15 +45,7 @@ fn temp_dir(name: &str) -> PathBuf {
 fn every_profile_is_measured_on_the_shipped_datasets() {
     let out_dir = temp_dir("board");
     let out = eval(&["--out", out_dir.to_str().unwrap()]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let board: Value =
-        serde_json::from_str(&fs::read_to_string(out_dir.join("leaderboard.json")).unwrap())
-            .unwrap();
+    let board = board_of(&out, &out_dir);
     assert_eq!(board["rank_by"], "ndcg@10");
     let rows = board["rows"].as_array().unwrap();
     let engine = shared::Engine::builtin().unwrap();
@@ -153,15 +156,7 @@ fn bad_data_is_an_error_naming_the_file_and_line() {
     )
     .unwrap();
     let out = with_peer();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let board: Value =
-        serde_json::from_str(&fs::read_to_string(out_dir.join("leaderboard.json")).unwrap())
-            .unwrap();
+    let board = board_of(&out, &out_dir);
     let peer = board["rows"]
         .as_array()
         .unwrap()

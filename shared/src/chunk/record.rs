@@ -182,3 +182,30 @@ pub struct Chunk {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Arc<serde_json::Value>>,
 }
+
+impl Chunk {
+    /// The leading `overlap_prefix_chars` characters of `chunk_text` (overlap,
+    /// a repeated table header or a re-opened fence); "" if they run past it.
+    pub fn prefix(&self) -> &str {
+        let n: usize = self
+            .chunk_text
+            .chars()
+            .take(self.overlap_prefix_chars as usize)
+            .map(char::len_utf8)
+            .sum();
+        self.chunk_text.get(..n).unwrap_or("")
+    }
+
+    /// The trailing `closing_suffix_chars` characters of `chunk_text` (a
+    /// closing fence).
+    pub fn suffix(&self) -> &str {
+        let n: usize = self
+            .chunk_text
+            .chars()
+            .rev()
+            .take(self.closing_suffix_chars as usize)
+            .map(char::len_utf8)
+            .sum();
+        &self.chunk_text[self.chunk_text.len() - n..]
+    }
+}

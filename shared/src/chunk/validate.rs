@@ -144,19 +144,8 @@ fn check_span(
     if chars.char_offset(bs) != c.char_start || chars.char_offset(be) != c.char_end {
         v.push(format!("{at}: char offsets disagree with byte offsets"));
     }
-    let prefix_len: usize = c
-        .chunk_text
-        .chars()
-        .take(c.overlap_prefix_chars as usize)
-        .map(char::len_utf8)
-        .sum();
-    let suffix_len: usize = c
-        .chunk_text
-        .chars()
-        .rev()
-        .take(c.closing_suffix_chars as usize)
-        .map(char::len_utf8)
-        .sum();
+    let (prefix, suffix) = (c.prefix(), c.suffix());
+    let (prefix_len, suffix_len) = (prefix.len(), suffix.len());
     let own = c
         .chunk_text
         .get(prefix_len..c.chunk_text.len().saturating_sub(suffix_len));
@@ -165,8 +154,6 @@ fn check_span(
             "{at}: chunk text is not prefix + own span + suffix"
         ));
     }
-    let prefix = &c.chunk_text[..prefix_len.min(c.chunk_text.len())];
-    let suffix = &c.chunk_text[c.chunk_text.len().saturating_sub(suffix_len)..];
     let preceding = prefix_len == 0 || text[..bs].ends_with(prefix);
     if rule == PrefixRule::PrecedingText {
         if !preceding {

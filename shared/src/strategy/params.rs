@@ -64,11 +64,6 @@ impl<'a> Params<'a> {
         ))
     }
 
-    /// Whether `key` is present.
-    pub fn has(&self, key: &str) -> bool {
-        self.get(key).is_some()
-    }
-
     /// An integer in `range`; `default` when absent (`None`: required).
     pub fn usize_in(
         &self,

@@ -17,7 +17,7 @@ use crate::ops::trace::TraceContext;
 use crate::pipeline::handler::{self, Failure, HandlerError, MessageIds, Outcome};
 
 use super::settle::Settler;
-use super::{backoff, DELIVERY_COUNT_HEADER};
+use super::DELIVERY_COUNT_HEADER;
 
 /// What is known about a delivery before it is handled.
 pub(super) struct MessageInfo {
@@ -168,7 +168,7 @@ async fn handle_with_retry(
     channel: &Channel,
     shutdown: &CancellationToken,
 ) -> Settlement {
-    let mut backoff = backoff(ctx);
+    let mut backoff = ctx.settings.worker.backoff();
     loop {
         match handler::handle(ctx, body, event_headers).await {
             Ok(outcome) => return Settlement::Done(outcome),

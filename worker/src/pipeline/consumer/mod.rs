@@ -51,7 +51,7 @@ const DELIVERY_COUNT_HEADER: &str = "x-delivery-count";
 
 /// Runs until `shutdown` is cancelled and every in-flight message is settled.
 pub async fn run(ctx: Arc<Context>, shutdown: CancellationToken) {
-    let mut backoff = backoff(&ctx);
+    let mut backoff = ctx.settings.worker.backoff();
     loop {
         if shutdown.is_cancelled() {
             return;
@@ -74,11 +74,6 @@ pub async fn run(ctx: Arc<Context>, shutdown: CancellationToken) {
             }
         }
     }
-}
-
-/// The transient-fault backoff of the settings.
-fn backoff(ctx: &Context) -> backon::ExponentialBackoff {
-    ctx.settings.worker.backoff()
 }
 
 /// One connection's life: returns `Ok` after a graceful stop, `Err` when the

@@ -23,7 +23,7 @@ use crate::store::failures::{self, FailureRecord};
 use crate::store::is_transient;
 
 use super::delivery::{MessageInfo, Settlement};
-use super::{backoff, DELIVERY_COUNT_HEADER};
+use super::DELIVERY_COUNT_HEADER;
 
 /// What settling a delivery needs, held once per consume session: each way
 /// a delivery can end (ack, park, dead-letter) is a method.
@@ -159,7 +159,7 @@ impl Settler<'_> {
         };
         tracing::warn!(error_code = %failure.code, error_detail = %detail, "message failed permanently; dead-lettering");
 
-        let mut backoff = backoff(ctx);
+        let mut backoff = ctx.settings.worker.backoff();
         loop {
             match failures::record_failure(&ctx.pool, &record).await {
                 Ok(()) => {
