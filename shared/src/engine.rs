@@ -7,10 +7,11 @@
 //! reads the file). Every document is analysed once (normalization, blocks,
 //! token counts) and the same analysis feeds the strategy and validation.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::chunk::record::{Chunk, DocumentMeta};
 use crate::chunk::validate::validate;
+use crate::embed::Embedder;
 use crate::error::ChunkError;
 use crate::markdown::parse_blocks;
 use crate::normalize::{normalize, NormalizedDocument};
@@ -39,9 +40,17 @@ pub struct EngineBuilder {
     registry: Registry,
     sources: Vec<(ProfileOrigin, String)>,
     experimental: bool,
+    embedder: Option<Arc<dyn Embedder>>,
 }
 
 impl EngineBuilder {
+    /// The sentence embedder semantic profiles use (the `embed` crate's
+    /// model, or a [`crate::ToyEmbedder`] in tests).
+    pub fn embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
+        self.embedder = Some(embedder);
+        self
+    }
+
     /// Uses `registry` instead of the built-in strategies (its strategies'
     /// built-in profiles come with it).
     pub fn registry(mut self, registry: Registry) -> Self {
@@ -62,16 +71,32 @@ impl EngineBuilder {
         self
     }
 
-    /// Parses and checks every profile.
+    /// Parses and checks every profile. A profile with `gpu_required` and
+    /// no GPU embedder stops the build (`GpuRequired`).
     pub fn build(self) -> Result<Engine, ChunkError> {
         let mut profiles = ProfileSet::builtin(&self.registry)?;
         for (origin, src) in self.sources {
             profiles.add(Profile::parse(&src, origin, &self.registry)?)?;
         }
+        for p in profiles.iter().filter(|p| p.chunker().gpu_required()) {
+            let reason = match &self.embedder {
+                None => "no sentence-embedding model is loaded".to_owned(),
+                Some(e) if !e.on_gpu() => format!(
+                    "the embedding model {} runs on the CPU: no CUDA device is available",
+                    e.id()
+                ),
+                Some(_) => continue,
+            };
+            return Err(ChunkError::GpuRequired {
+                profile: p.name.clone(),
+                reason,
+            });
+        }
         Ok(Engine {
             profiles,
             registry: self.registry,
             experimental: self.experimental,
+            embedder: self.embedder,
             caches: Mutex::new(Vec::new()),
         })
     }
@@ -87,6 +112,7 @@ pub struct Engine {
     profiles: ProfileSet,
     registry: Registry,
     experimental: bool,
+    embedder: Option<Arc<dyn Embedder>>,
     // A std Mutex: held only to pop or push a cache, never across chunking,
     // so threads never wait on each other's work.
     caches: Mutex<Vec<PieceCache>>,
@@ -104,6 +130,7 @@ impl Engine {
             registry: Registry::builtin(),
             sources: Vec::new(),
             experimental: false,
+            embedder: None,
         }
     }
 
@@ -122,6 +149,11 @@ impl Engine {
         self.experimental
     }
 
+    /// The sentence embedder, when one was given.
+    pub fn embedder(&self) -> Option<&dyn Embedder> {
+        self.embedder.as_deref()
+    }
+
     /// Resolves a profile name (`None` = the default `spec-v1`) to a profile
     /// that may be used: unknown names and experimental profiles while
     /// experimental strategies are disabled are `UNKNOWN_PROFILE`.
@@ -129,6 +161,12 @@ impl Engine {
         let profile = self.profiles.get(name.unwrap_or(DEFAULT_PROFILE))?;
         if profile.experimental && !self.experimental {
             return Err(ChunkError::ExperimentalDisabled {
+                profile: profile.name.clone(),
+                strategy: profile.strategy.clone(),
+            });
+        }
+        if profile.chunker().needs_embedder() && self.embedder.is_none() {
+            return Err(ChunkError::EmbedderMissing {
                 profile: profile.name.clone(),
                 strategy: profile.strategy.clone(),
             });
@@ -150,7 +188,7 @@ impl Engine {
         let mut cache = self.take_cache(kind);
         let tokens = DocumentTokens::with_cache(kind.counter(), &doc.text, &mut cache);
         self.put_cache(cache);
-        let chunks = chunk_with_tokens(&doc, &tokens, meta, profile)?;
+        let chunks = chunk_with_tokens(&doc, &tokens, meta, profile, self.embedder())?;
         drop(tokens);
         // The normalized text moves into the result: a large document is
         // never held twice.
@@ -180,14 +218,22 @@ impl Engine {
 }
 
 /// Chunks an already normalized document under `profile` and validates the
-/// result (no engine needed: the profile carries its configured strategy).
+/// result (no engine needed: the profile carries its configured strategy;
+/// a semantic profile needs `embedder`).
 pub fn chunk_document(
     doc: &NormalizedDocument,
     meta: &DocumentMeta,
     profile: &Profile,
+    embedder: Option<&dyn Embedder>,
 ) -> Result<ChunkedDocument, ChunkError> {
+    if profile.chunker().needs_embedder() && embedder.is_none() {
+        return Err(ChunkError::EmbedderMissing {
+            profile: profile.name.clone(),
+            strategy: profile.strategy.clone(),
+        });
+    }
     let tokens = DocumentTokens::new(profile.tokenizer.counter(), &doc.text);
-    let chunks = chunk_with_tokens(doc, &tokens, meta, profile)?;
+    let chunks = chunk_with_tokens(doc, &tokens, meta, profile, embedder)?;
     Ok(ChunkedDocument {
         normalized: doc.text.clone(),
         chunks,
@@ -202,6 +248,7 @@ fn chunk_with_tokens(
     tokens: &DocumentTokens<'_>,
     meta: &DocumentMeta,
     profile: &Profile,
+    embedder: Option<&dyn Embedder>,
 ) -> Result<Vec<Chunk>, ChunkError> {
     let blocks = parse_blocks(&doc.text);
     let input = ChunkInput {
@@ -210,6 +257,7 @@ fn chunk_with_tokens(
         tokens,
         meta,
         profile,
+        embedder,
     };
     let chunks = profile.chunker().chunk(&input)?;
     validate(doc, &blocks, &chunks, profile)?;

@@ -110,6 +110,28 @@ pub enum ChunkError {
         /// Its strategy.
         strategy: String,
     },
+    /// The profile's strategy embeds sentences and the engine was built
+    /// without an embedder (the model is not loaded).
+    #[error("profile {profile:?} uses the {strategy:?} strategy, which needs the sentence-embedding model, and none is loaded; run scripts/fetch-model.sh and set semantic.model_dir (CLI: --model-dir) to the unpacked model")]
+    EmbedderMissing {
+        /// The profile's name.
+        profile: String,
+        /// Its strategy.
+        strategy: String,
+    },
+    /// A `gpu_required` profile and no CUDA device (seed 001
+    /// `gpu_semantic_checks`): the engine refuses to build rather than fall
+    /// back to the CPU.
+    #[error("profile {profile:?} sets gpu_required = true, and {reason}; build with the `cuda` feature on a machine with a CUDA GPU, or remove the profile (there is no silent CPU fallback)")]
+    GpuRequired {
+        /// The profile's name.
+        profile: String,
+        /// What is missing: no embedder, or an embedder on the CPU.
+        reason: String,
+    },
+    /// The embedder failed on a document (an inference or device error).
+    #[error("sentence embedding failed: {0}")]
+    Embedding(String),
     /// The produced chunks break the SPEC 3.6 checklist.
     #[error("chunk validation failed ({} violation(s)): {}", violations.len(), violations.first().map(String::as_str).unwrap_or(""))]
     Validation {
@@ -123,9 +145,11 @@ impl ChunkError {
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::InvalidUtf8 { .. } => ErrorCode::InvalidUtf8,
-            Self::UnknownProfile { .. } | Self::ExperimentalDisabled { .. } => {
-                ErrorCode::UnknownProfile
-            }
+            Self::UnknownProfile { .. }
+            | Self::ExperimentalDisabled { .. }
+            | Self::EmbedderMissing { .. } => ErrorCode::UnknownProfile,
+            // Start-up refusals, and a failing model: not the sender's fault.
+            Self::GpuRequired { .. } | Self::Embedding(_) => ErrorCode::Internal,
             // A broken built-in profile or strategy table is our bug, not the sender's.
             Self::InvalidProfile { .. } => ErrorCode::Internal,
             Self::Validation { .. } => ErrorCode::ValidationFailed,

@@ -22,6 +22,7 @@
 
 pub mod chunk;
 pub mod contract;
+pub mod embed;
 pub mod engine;
 pub mod error;
 pub mod ids;
@@ -29,11 +30,13 @@ pub mod links;
 pub mod markdown;
 pub mod normalize;
 pub mod profile;
+pub mod segment;
 pub mod sentence;
 pub mod strategy;
 pub mod tokens;
 
 pub use chunk::record::{Chunk, ChunkType, DocumentMeta, Granularity};
+pub use embed::{Embedder, ToyEmbedder};
 pub use engine::{chunk_document, ChunkedDocument, Engine, EngineBuilder};
 pub use error::{ChunkError, ErrorCode};
 pub use profile::{Profile, ProfileOrigin, ProfileSet};

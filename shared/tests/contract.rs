@@ -152,7 +152,7 @@ fn a_profile_file_may_choose_o200k_for_any_strategy() {
             Err(e) => panic!("{strategy}: {e}"),
         };
         let doc = shared::normalize::normalize(&md).unwrap_or_else(|e| panic!("{e}"));
-        let out = shared::chunk_document(&doc, &meta("contract", "o200k", "v1"), &p)
+        let out = shared::chunk_document(&doc, &meta("contract", "o200k", "v1"), &p, None)
             .unwrap_or_else(|e| panic!("{strategy}: {e}"));
         assert!(!out.chunks.is_empty());
         assert!(out.chunks.iter().all(|c| c.tokenizer == "o200k_base"));

@@ -11,4 +11,5 @@ pub(crate) mod piece;
 pub mod record;
 pub mod span;
 pub(crate) mod split;
+pub(crate) mod topic;
 pub mod validate;

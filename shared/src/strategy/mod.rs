@@ -16,6 +16,7 @@ pub mod params;
 use std::sync::Arc;
 
 use crate::chunk::record::{Chunk, DocumentMeta};
+use crate::embed::Embedder;
 use crate::error::ChunkError;
 use crate::markdown::Block;
 use crate::normalize::NormalizedDocument;
@@ -46,6 +47,7 @@ builtin_strategies! {
     recursive::Recursive,
     token::Token,
     markdown_headers::MarkdownHeaders,
+    semantic::Semantic,
 }
 
 /// A chunking strategy as the registry holds it: a name, a version and a
@@ -146,6 +148,8 @@ pub struct ChunkInput<'a> {
     pub meta: &'a DocumentMeta,
     /// The profile being applied (common settings, chunker version).
     pub profile: &'a Profile,
+    /// The sentence embedder, when the engine has one (semantic strategies).
+    pub embedder: Option<&'a dyn Embedder>,
 }
 
 /// A strategy configured by one profile's parameters: a pure function from
@@ -158,6 +162,17 @@ pub trait Chunker: Send + Sync + std::fmt::Debug {
     /// The effective parameters, every default spelled out; configuring the
     /// strategy with them gives the same chunker.
     fn params(&self) -> toml::Table;
+    /// Whether [`Chunker::chunk`] needs [`ChunkInput::embedder`]: a profile
+    /// of such a chunker is refused (`EmbedderMissing`) by an engine built
+    /// without one.
+    fn needs_embedder(&self) -> bool {
+        false
+    }
+    /// Whether the profile demands a GPU embedder (seed 001
+    /// `gpu_semantic_checks`): the engine refuses to build without one.
+    fn gpu_required(&self) -> bool {
+        false
+    }
     /// Chunks one document.
     fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError>;
     /// For tests and tools that need the concrete parameters.

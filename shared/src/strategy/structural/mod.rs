@@ -359,7 +359,7 @@ mod tests {
             source_version_id: "v".into(),
             ..DocumentMeta::default()
         };
-        chunk_document(&doc, &meta, p).unwrap().chunks
+        chunk_document(&doc, &meta, p, None).unwrap().chunks
     }
 
     fn no_overlap() -> Profile {

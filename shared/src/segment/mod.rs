@@ -1,0 +1,275 @@
+//! Lexical topic segmentation: where a text's vocabulary shifts.
+//!
+//! Two classical algorithms over a text already split into sentences, both
+//! pure functions of their input:
+//! - [`texttiling`] (Hearst 1997): lexical cohesion between the blocks on
+//!   either side of each gap; boundaries at deep valleys. Linear time.
+//! - [`c99`] (Choi 2000): a rank-transformed sentence similarity matrix
+//!   divided top-down to maximise inside density. Quadratic in a bounded
+//!   window.
+//!
+//! Both share the tokenization of [`words`] (Unicode words, English and
+//! Russian stopwords, a light stemmer).
+//!
+//! A boundary index `i` (in `1..n` for `n` sentences) means a topic boundary
+//! falls between sentence `i - 1` and sentence `i`. Results are ascending,
+//! without duplicates, deterministic (no hash-order dependence, no threads)
+//! and never panic, whatever the input.
+
+pub mod c99;
+pub mod texttiling;
+pub mod words;
+
+pub use c99::{c99, C99Params};
+pub use texttiling::{texttiling, Cutoff, TextTilingParams};
+
+/// Mean and population standard deviation, summed in iteration order;
+/// `(0, 0)` for no values.
+pub(crate) fn mean_std(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
+    let mut count = 0usize;
+    let mut sum = 0.0;
+    for v in values.clone() {
+        count += 1;
+        sum += v;
+    }
+    if count == 0 {
+        return (0.0, 0.0);
+    }
+    let mean = sum / count as f64;
+    let var = values.map(|v| (v - mean) * (v - mean)).sum::<f64>() / count as f64;
+    (mean, var.sqrt())
+}
+
+/// Documents with known topic boundaries, shared by the segmenters' tests.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    const COOKING: &[&str] = &[
+        "Start the sauce by melting butter in a heavy pan over low heat.",
+        "Add the chopped onions and garlic and cook them until they turn soft and golden.",
+        "A pinch of salt draws moisture out of the onions and keeps them from burning.",
+        "Stir in the crushed tomatoes, fresh basil and a spoonful of sugar to balance the acidity.",
+        "Let the sauce simmer gently for twenty minutes while the pasta water comes to a boil.",
+        "Salt the boiling water generously before you drop the pasta into the pot.",
+        "Cook the pasta until it is tender but still firm to the bite.",
+        "Reserve a cup of the starchy cooking water before you drain the pasta.",
+        "Toss the drained pasta with the tomato sauce and loosen it with the reserved water.",
+        "Finish the dish with grated parmesan cheese, olive oil and torn basil leaves.",
+    ];
+    const ASTRONOMY: &[&str] = &[
+        "The telescope revealed a faint galaxy far beyond the edge of our own Milky Way.",
+        "Astronomers measure the distance to such galaxies by the redshift of their light.",
+        "Light from the most distant galaxies left its stars billions of years ago.",
+        "Our solar system formed from a cloud of gas and dust around a young star.",
+        "The planets orbit the sun in nearly circular paths on a common plane.",
+        "Jupiter is the largest planet, and its moons were first seen through a small telescope.",
+        "Saturn's rings are made of ice and rock that orbit the planet in thin bands.",
+        "A comet grows a bright tail of gas and dust when its orbit brings it near the sun.",
+        "Space probes have photographed the moons of the outer planets in great detail.",
+        "Astronomers hope the next space telescope will find planets orbiting nearby stars.",
+        "Some of those distant planets might hold water and an atmosphere like the Earth.",
+    ];
+    const FOOTBALL: &[&str] = &[
+        "The football match kicked off in front of a crowd of sixty thousand fans.",
+        "The home team pressed high and the striker forced the goalkeeper into an early save.",
+        "Midway through the first half a defender fouled the winger inside the penalty area.",
+        "The referee pointed to the spot and the captain scored the penalty with a calm shot.",
+        "The visiting team equalised after the break with a header from a corner kick.",
+        "Both coaches made substitutions as the players tired on the heavy pitch.",
+        "A young midfielder came off the bench and passed the ball through to the striker.",
+        "The striker beat the goalkeeper with a low shot to score the winning goal.",
+        "The fans sang for the team long after the referee blew the final whistle.",
+    ];
+    const PROGRAMMING: &[&str] = &[
+        "The compiler rejects the program because a variable is borrowed after it was moved.",
+        "Rust functions declare the types of their arguments and return values explicitly.",
+        "A struct groups related fields, and methods on the struct live in an impl block.",
+        "The borrow checker makes sure that references never outlive the data they point to.",
+        "Unit tests sit next to the code in a module that the compiler builds only for tests.",
+        "Run the test suite with cargo before you push a commit to the repository.",
+        "A trait describes behaviour that several types can implement in their own way.",
+        "Generic functions accept any type that implements the traits the function requires.",
+        "The compiler monomorphises generic code, so calling a generic function costs nothing at runtime.",
+        "Error values are returned in a Result type instead of being thrown as exceptions.",
+        "The question mark operator returns early from the function when a Result holds an error.",
+        "Good error messages from the compiler point to the exact line of code that failed.",
+    ];
+
+    const BAKING_RU: &[&str] = &[
+        "Тесто для пирогов замешивают на тёплом молоке с дрожжами и сахаром.",
+        "Муку просеивают, чтобы тесто получилось пышным и мягким.",
+        "Готовое тесто накрывают полотенцем и оставляют подниматься в тёплом месте.",
+        "Для начинки обжаривают лук с грибами на сливочном масле.",
+        "Грибы солят, перчат и остужают перед тем, как класть начинку в пироги.",
+        "Пироги смазывают взбитым яйцом, чтобы корочка стала румяной.",
+        "Пироги выпекают в духовке около получаса до золотистого цвета.",
+        "Горячие пироги подают к столу с крепким чаем и сметаной.",
+        "Остывшее тесто хорошо хранится в холодильнике до следующего дня.",
+    ];
+    const SPACE_RU: &[&str] = &[
+        "Телескоп позволяет увидеть далёкие галактики и туманности.",
+        "Свет далёких звёзд идёт до Земли миллионы лет.",
+        "Планеты Солнечной системы вращаются вокруг Солнца по своим орбитам.",
+        "Юпитер является самой большой планетой, у него десятки спутников.",
+        "Кольца Сатурна состоят из льда и камней, которые вращаются вокруг планеты.",
+        "Кометы приближаются к Солнцу, и у них появляется яркий хвост из газа.",
+        "Астрономы наблюдают звёзды и планеты с помощью мощных телескопов.",
+        "Космические аппараты сфотографировали спутники далёких планет.",
+        "Учёные ищут планеты у соседних звёзд, где может быть вода.",
+        "Новый космический телескоп увидит самые первые галактики.",
+    ];
+    const HOCKEY_RU: &[&str] = &[
+        "Хоккейный матч начался при полных трибунах болельщиков.",
+        "Нападающие хозяев сразу атаковали ворота гостей.",
+        "Вратарь гостей отбил несколько опасных бросков по воротам.",
+        "В середине первого периода защитник удалился на две минуты.",
+        "В большинстве хозяева забросили шайбу точным броском от синей линии.",
+        "Гости сравняли счёт во втором периоде после быстрой контратаки.",
+        "Тренер хозяев взял тайм-аут и поменял звенья нападающих.",
+        "За минуту до конца матча капитан забросил победную шайбу.",
+        "Болельщики долго аплодировали команде после финальной сирены.",
+    ];
+
+    /// Concatenates topics; returns the sentences and the true boundaries.
+    fn join(topics: &[&[&'static str]]) -> (Vec<&'static str>, Vec<usize>) {
+        let mut sentences = Vec::new();
+        let mut boundaries = Vec::new();
+        for topic in topics {
+            if !sentences.is_empty() {
+                boundaries.push(sentences.len());
+            }
+            sentences.extend_from_slice(topic);
+        }
+        (sentences, boundaries)
+    }
+
+    /// Four English topics: cooking, astronomy, football, programming.
+    pub(crate) fn english() -> (Vec<&'static str>, Vec<usize>) {
+        join(&[COOKING, ASTRONOMY, FOOTBALL, PROGRAMMING])
+    }
+
+    /// The same topics in another order, each appearing twice.
+    pub(crate) fn english_repeated() -> (Vec<&'static str>, Vec<usize>) {
+        join(&[PROGRAMMING, COOKING, FOOTBALL, ASTRONOMY, COOKING, PROGRAMMING])
+    }
+
+    /// Three Russian topics: baking, astronomy, ice hockey.
+    pub(crate) fn russian() -> (Vec<&'static str>, Vec<usize>) {
+        join(&[BAKING_RU, SPACE_RU, HOCKEY_RU])
+    }
+
+    /// Asserts that `found` hits all but at most one of `truth` within one
+    /// sentence and holds at most two boundaries that match no true one.
+    pub(crate) fn assert_close(found: &[usize], truth: &[usize]) {
+        let near = |a: usize, b: usize| a.abs_diff(b) <= 1;
+        let hit = truth.iter().filter(|&&t| found.iter().any(|&f| near(f, t))).count();
+        let extra = found.iter().filter(|&&f| !truth.iter().any(|&t| near(f, t))).count();
+        assert!(
+            hit + 1 >= truth.len() && extra <= 2,
+            "found {found:?}, truth {truth:?}: {hit} hit, {extra} extra"
+        );
+    }
+
+    /// Asserts the output contract: ascending, distinct, in `1..n`.
+    pub(crate) fn assert_valid(found: &[usize], n: usize) {
+        assert!(found.windows(2).all(|w| w[0] < w[1]), "{found:?}");
+        assert!(found.iter().all(|&b| b >= 1 && b < n), "{found:?} for {n}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::path::{Path, PathBuf};
+    use std::time::Instant;
+
+    use super::{c99, texttiling, C99Params, TextTilingParams};
+    use crate::sentence::sentence_spans;
+
+    /// Most corpus bytes the throughput check reads.
+    const CORPUS_BUDGET: usize = 5 << 20;
+
+    fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        // Sorted so that the same files are read on every run.
+        paths.sort();
+        for path in paths {
+            if path.is_dir() {
+                markdown_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                out.push(path);
+            }
+        }
+    }
+
+    /// Throughput on up to 5 MB of the shared corpus, one call per document,
+    /// sentence splitting excluded from the timings. Prints; asserts only the
+    /// output contract. Run it in release:
+    /// `cargo test --release -p shared --lib segment -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "throughput report over the shared corpus; run in release"]
+    fn corpus_throughput() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+        if !root.is_dir() {
+            println!("skipped: no corpus at {}", root.display());
+            return;
+        }
+        let mut files = Vec::new();
+        markdown_files(&root, &mut files);
+        // Every k-th file, so that the sample spans the whole corpus (both
+        // languages) rather than its alphabetically first folders.
+        let total: u64 = files
+            .iter()
+            .filter_map(|f| std::fs::metadata(f).ok())
+            .map(|m| m.len())
+            .sum();
+        let stride = usize::try_from(total / CORPUS_BUDGET as u64).unwrap().max(1);
+        let mut docs = Vec::new();
+        let mut bytes = 0;
+        for path in files.iter().step_by(stride) {
+            if bytes >= CORPUS_BUDGET {
+                break;
+            }
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            bytes += text.len();
+            docs.push(text);
+        }
+        let split: Vec<Vec<&str>> = docs
+            .iter()
+            .map(|d| sentence_spans(d).into_iter().map(|r| &d[r]).collect())
+            .collect();
+        let sentences: usize = split.iter().map(Vec::len).sum();
+        let max = split.iter().map(Vec::len).max().unwrap_or(0);
+        println!(
+            "corpus: {} documents, {:.2} MB, {sentences} sentences (largest document {max})",
+            docs.len(),
+            bytes as f64 / 1e6
+        );
+        let mb = bytes as f64 / 1e6;
+
+        let t = Instant::now();
+        let mut found = 0;
+        for s in &split {
+            let b = texttiling(s, &TextTilingParams::default());
+            assert!(b.windows(2).all(|w| w[0] < w[1]));
+            found += b.len();
+        }
+        let secs = t.elapsed().as_secs_f64();
+        println!("texttiling: {:.1} MB/s ({secs:.3} s, {found} boundaries)", mb / secs);
+
+        let t = Instant::now();
+        let mut found = 0;
+        for s in &split {
+            let b = c99(s, &C99Params::default());
+            assert!(b.windows(2).all(|w| w[0] < w[1]));
+            found += b.len();
+        }
+        let secs = t.elapsed().as_secs_f64();
+        println!("c99: {:.1} MB/s ({secs:.3} s, {found} boundaries)", mb / secs);
+    }
+}

@@ -1,0 +1,266 @@
+//! The `semantic` strategy (seed 001 `SemanticSplitterChunker`, seed 004
+//! LangChain `SemanticChunker`), profile `semantic-v1`.
+//!
+//! Every unit of the document (sentences, whole tables, code blocks and
+//! lists; [`crate::chunk::topic`]) is embedded once by the engine's
+//! [`crate::embed::Embedder`] (distinct texts only). The coherence at a gap
+//! is the cosine between the mean vectors of the `window` units before and
+//! after it, within its section. A gap is a boundary candidate where the
+//! coherence is a local minimum and
+//! - `breakpoint = "threshold"`: below `tau_coh` (seed 001), or
+//! - `breakpoint = "percentile"`: its distance (1 - coherence) is above the
+//!   document's `percentile`-th distance (LangChain's default breakpoint).
+//!
+//! A candidate closes the open chunk once it holds `min_tokens`; headings
+//! are hard stops; a run that would pass `hard_max_tokens` is cut at its
+//! weakest coherence; small tails merge. Peers' semantic chunkers have no
+//! hard maximum and depend on floating-point noise; here coherences are
+//! rounded to 1e-4 and the embedder's vectors depend on their text only, so
+//! the same input gives the same bytes whatever the batch or thread count.
+//!
+//! `gpu_required = true` (seed 001 `gpu_semantic_checks`) makes the engine
+//! refuse to build unless its embedder runs on a GPU.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::chunk::record::Chunk;
+use crate::chunk::span::chunks_from_spans;
+use crate::chunk::topic::{
+    pack, percentile_candidates, threshold_candidates, units, window_coherence, PackLimits, Unit,
+    UnitKind,
+};
+use crate::embed::Embedder;
+use crate::error::ChunkError;
+use crate::strategy::params::{ParamError, Params, TARGET_TOKENS};
+use crate::strategy::{ChunkInput, Chunker, Limits, Rules, Strategy};
+
+/// Topic boundaries from sentence-embedding coherence.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Semantic;
+
+const KEYS: [&str; 8] = [
+    "target_tokens",
+    "hard_max_tokens",
+    "min_tokens",
+    "window",
+    "breakpoint",
+    "tau_coh",
+    "percentile",
+    "gpu_required",
+];
+
+/// How candidates are chosen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Breakpoint {
+    /// Coherence below `tau_coh`.
+    Threshold,
+    /// Distance above the document's `percentile`-th.
+    Percentile,
+}
+
+impl Breakpoint {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Threshold => "threshold",
+            Self::Percentile => "percentile",
+        }
+    }
+}
+
+/// Reads the sizes every topic strategy shares: `target_tokens`,
+/// `hard_max_tokens` (at least the target, at most twice it) and
+/// `min_tokens` (at most the target).
+pub(crate) fn parse_sizes(
+    p: &Params<'_>,
+    defaults: (usize, usize, usize),
+) -> Result<PackLimits, ParamError> {
+    let target = p.usize_in("target_tokens", Some(defaults.0), TARGET_TOKENS)?;
+    let max = p.usize_in(
+        "hard_max_tokens",
+        Some(defaults.1.max(target)),
+        target..=target * 2,
+    )?;
+    let min = p.usize_in("min_tokens", Some(defaults.2.min(target)), 0..=target)?;
+    Ok(PackLimits {
+        min_tokens: min,
+        target_tokens: target,
+        hard_max_tokens: max,
+    })
+}
+
+/// The sizes as `[params]` entries.
+pub(crate) fn sizes_table(l: &PackLimits) -> toml::Table {
+    let mut t = toml::Table::new();
+    t.insert("target_tokens".into(), (l.target_tokens as i64).into());
+    t.insert("hard_max_tokens".into(), (l.hard_max_tokens as i64).into());
+    t.insert("min_tokens".into(), (l.min_tokens as i64).into());
+    t
+}
+
+/// The sizes as [`Limits`].
+pub(crate) fn sizes_limits(l: &PackLimits) -> Limits {
+    Limits {
+        target_tokens: l.target_tokens,
+        hard_max_tokens: l.hard_max_tokens,
+        min_tokens: l.min_tokens,
+        overlap_tokens: 0,
+    }
+}
+
+impl Strategy for Semantic {
+    fn name(&self) -> &'static str {
+        "semantic"
+    }
+
+    fn version(&self) -> &'static str {
+        "1.0.0"
+    }
+
+    fn summary(&self) -> &'static str {
+        "topic boundaries where sentence-embedding coherence drops (needs the model)"
+    }
+
+    fn param_keys(&self) -> &'static [&'static str] {
+        &KEYS
+    }
+
+    fn builtin_profiles(&self) -> &'static [&'static str] {
+        &[include_str!("profiles/semantic-v1.toml")]
+    }
+
+    fn configure(&self, p: &Params<'_>) -> Result<Arc<dyn Chunker>, ParamError> {
+        let sizes = parse_sizes(p, (350, 520, 120))?;
+        let window = p.usize_in("window", Some(3), 1..=10)?;
+        let breakpoint = match p.value("breakpoint") {
+            None => Breakpoint::Threshold,
+            Some(v) => match v.as_str() {
+                Some("threshold") => Breakpoint::Threshold,
+                Some("percentile") => Breakpoint::Percentile,
+                _ => {
+                    return Err(p.error(
+                        "breakpoint",
+                        format!("= {v} is not valid; valid: \"threshold\", \"percentile\""),
+                    ))
+                }
+            },
+        };
+        let tau_coh = p.f64_in("tau_coh", 0.82, 0.5..=1.0)?;
+        let percentile = p.f64_in("percentile", 95.0, 50.0..=99.9)?;
+        let gpu_required = p.bool_or("gpu_required", false)?;
+        Ok(Arc::new(SemanticChunker {
+            sizes,
+            window,
+            breakpoint,
+            tau_coh,
+            percentile,
+            gpu_required,
+        }))
+    }
+}
+
+/// The semantic strategy configured by one profile.
+#[derive(Debug, Clone)]
+pub struct SemanticChunker {
+    sizes: PackLimits,
+    /// Units on each side of a gap whose mean vectors are compared.
+    pub window: usize,
+    /// How candidates are chosen.
+    pub breakpoint: Breakpoint,
+    /// The coherence threshold of `Breakpoint::Threshold`.
+    pub tau_coh: f64,
+    /// The percentile of `Breakpoint::Percentile`.
+    pub percentile: f64,
+    /// Refuse to run without a GPU embedder.
+    pub gpu_required: bool,
+}
+
+/// Embeds every distinct non-heading unit once; `vectors[i]` for unit `i`.
+pub(crate) fn unit_vectors(
+    embedder: &dyn Embedder,
+    text: &str,
+    units: &[Unit],
+) -> Result<Vec<Option<Vec<f32>>>, ChunkError> {
+    let mut slot: HashMap<&str, usize> = HashMap::new();
+    let mut distinct: Vec<&str> = Vec::new();
+    let mut which = Vec::with_capacity(units.len());
+    for u in units {
+        if u.kind == UnitKind::Heading {
+            which.push(None);
+            continue;
+        }
+        let t = &text[u.range.clone()];
+        let i = *slot.entry(t).or_insert_with(|| {
+            distinct.push(t);
+            distinct.len() - 1
+        });
+        which.push(Some(i));
+    }
+    let vectors = embedder
+        .embed(&distinct)
+        .map_err(|e| ChunkError::Embedding(e.0))?;
+    if vectors.len() != distinct.len() {
+        return Err(ChunkError::Embedding(format!(
+            "the embedder {} returned {} vectors for {} texts",
+            embedder.id(),
+            vectors.len(),
+            distinct.len()
+        )));
+    }
+    Ok(which
+        .into_iter()
+        .map(|w| w.map(|i| vectors[i].clone()))
+        .collect())
+}
+
+impl Chunker for SemanticChunker {
+    fn limits(&self) -> Limits {
+        sizes_limits(&self.sizes)
+    }
+
+    fn rules(&self) -> Rules {
+        Rules::UNIVERSAL
+    }
+
+    fn params(&self) -> toml::Table {
+        let mut t = sizes_table(&self.sizes);
+        t.insert("window".into(), (self.window as i64).into());
+        t.insert("breakpoint".into(), self.breakpoint.as_str().into());
+        t.insert("tau_coh".into(), self.tau_coh.into());
+        t.insert("percentile".into(), self.percentile.into());
+        t.insert("gpu_required".into(), self.gpu_required.into());
+        t
+    }
+
+    fn needs_embedder(&self) -> bool {
+        true
+    }
+
+    fn gpu_required(&self) -> bool {
+        self.gpu_required
+    }
+
+    fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError> {
+        let embedder = input
+            .embedder
+            .ok_or_else(|| ChunkError::EmbedderMissing {
+                profile: input.profile.name.clone(),
+                strategy: input.profile.strategy.clone(),
+            })?;
+        let text = input.doc.text.as_str();
+        let units = units(input.blocks, input.tokens, self.sizes.hard_max_tokens);
+        let vectors = unit_vectors(embedder, text, &units)?;
+        let refs: Vec<Option<&[f32]>> = vectors.iter().map(|v| v.as_deref()).collect();
+        let coherence = window_coherence(&units, &refs, self.window);
+        let candidate = match self.breakpoint {
+            Breakpoint::Threshold => threshold_candidates(&coherence, self.tau_coh as f32),
+            Breakpoint::Percentile => percentile_candidates(&coherence, self.percentile),
+        };
+        let spans = pack(&units, &candidate, &coherence, input.tokens, self.sizes);
+        Ok(chunks_from_spans(input, &spans, true))
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
