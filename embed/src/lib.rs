@@ -169,7 +169,10 @@ impl MiniLm {
                 .collect();
             at += group.len();
             let vectors = self
-                .forward(&group.iter().map(|&i| ids[i].as_slice()).collect::<Vec<_>>(), len)
+                .forward(
+                    &group.iter().map(|&i| ids[i].as_slice()).collect::<Vec<_>>(),
+                    len,
+                )
                 .map_err(|e| EmbedError(format!("inference failed: {e}")))?;
             for (i, v) in group.into_iter().zip(vectors) {
                 out[i] = v;

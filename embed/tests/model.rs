@@ -62,13 +62,21 @@ fn vectors_match_sentence_transformers() {
     let texts: Vec<&str> = r.sentences.iter().map(|s| s.text.as_str()).collect();
     let ours = m.embed(&texts).unwrap();
     for (s, v) in r.sentences.iter().zip(&ours) {
-        assert_eq!(m.input_ids(&s.text).unwrap(), s.input_ids, "word pieces of {}", s.id);
+        assert_eq!(
+            m.input_ids(&s.text).unwrap(),
+            s.input_ids,
+            "word pieces of {}",
+            s.id
+        );
         let c = cosine(v, &s.vector);
         assert!(c > 0.999, "{}: cosine {c}", s.id);
         let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         assert!((norm - 1.0).abs() < 1e-4, "{}: norm {norm}", s.id);
     }
-    assert!(r.sentences.iter().any(|s| s.input_ids.len() == 256), "truncation exercised");
+    assert!(
+        r.sentences.iter().any(|s| s.input_ids.len() == 256),
+        "truncation exercised"
+    );
 }
 
 #[test]
@@ -89,7 +97,11 @@ fn a_vector_depends_on_its_text_only() {
     for (t, v) in texts.iter().zip(&together) {
         let alone = fresh.embed(&[t]).unwrap();
         assert_eq!(&alone[0], v, "bit-identical alone and in a batch: {t:?}");
-        assert_eq!(&m.embed(&[t]).unwrap()[0], v, "batch size and cache change nothing");
+        assert_eq!(
+            &m.embed(&[t]).unwrap()[0],
+            v,
+            "batch size and cache change nothing"
+        );
     }
 }
 
@@ -112,7 +124,10 @@ fn a_missing_directory_names_the_path_and_the_fetch_script() {
     let err = MiniLm::load(&dir, Options::default()).unwrap_err();
     assert!(matches!(err, LoadError::Missing { .. }), "{err}");
     let msg = err.to_string();
-    assert!(msg.contains(&dir.display().to_string()) && msg.contains("scripts/fetch-model.sh"), "{msg}");
+    assert!(
+        msg.contains(&dir.display().to_string()) && msg.contains("scripts/fetch-model.sh"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -125,8 +140,13 @@ fn wrong_weights_name_the_file_and_both_hashes() {
     let mut bytes = std::fs::read(dir.join("model.safetensors")).unwrap();
     bytes.truncate(bytes.len() / 2);
     std::fs::write(dir.join("model.safetensors"), &bytes).unwrap();
-    let msg = MiniLm::load(&dir, Options::default()).unwrap_err().to_string();
-    assert!(msg.contains("model.safetensors") && msg.contains(MODEL_SHA256), "{msg}");
+    let msg = MiniLm::load(&dir, Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("model.safetensors") && msg.contains(MODEL_SHA256),
+        "{msg}"
+    );
     let actual = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&bytes));
     assert!(msg.contains(&actual), "{msg}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -140,9 +160,14 @@ fn a_tokenizer_of_another_model_or_a_broken_config_is_refused() {
     let dir = scratch("tokenizer");
     copy_model(&dir);
     let path = dir.join("tokenizer.json");
-    let mut tok: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let mut tok: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     let vocab = tok["model"]["vocab"].as_object_mut().unwrap();
-    let extra: Vec<String> = vocab.keys().filter(|k| k.starts_with("##q")).cloned().collect();
+    let extra: Vec<String> = vocab
+        .keys()
+        .filter(|k| k.starts_with("##q"))
+        .cloned()
+        .collect();
     for k in extra {
         vocab.remove(&k);
     }
@@ -154,7 +179,10 @@ fn a_tokenizer_of_another_model_or_a_broken_config_is_refused() {
     copy_model(&dir);
     std::fs::write(dir.join("config.json"), b"{ not json").unwrap();
     let err = MiniLm::load(&dir, Options::default()).unwrap_err();
-    assert!(matches!(err, LoadError::Invalid { .. }) && err.to_string().contains("config.json"), "{err}");
+    assert!(
+        matches!(err, LoadError::Invalid { .. }) && err.to_string().contains("config.json"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

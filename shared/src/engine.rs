@@ -71,15 +71,24 @@ impl EngineBuilder {
         self
     }
 
-    /// Parses and checks every profile. A profile with `gpu_required` and
-    /// no GPU embedder stops the build (`GpuRequired`).
-    pub fn build(self) -> Result<Engine, ChunkError> {
+    /// The profiles this builder would give the engine, parsed and checked
+    /// (to decide, say, whether a model must be loaded before building).
+    pub fn profile_set(self) -> Result<ProfileSet, ChunkError> {
         let mut profiles = ProfileSet::builtin(&self.registry)?;
         for (origin, src) in self.sources {
             profiles.add(Profile::parse(&src, origin, &self.registry)?)?;
         }
+        Ok(profiles)
+    }
+
+    /// Parses and checks every profile. A profile with `gpu_required` and
+    /// no GPU embedder stops the build (`GpuRequired`).
+    pub fn build(self) -> Result<Engine, ChunkError> {
+        let registry = self.registry.clone();
+        let (experimental, embedder) = (self.experimental, self.embedder.clone());
+        let profiles = self.profile_set()?;
         for p in profiles.iter().filter(|p| p.chunker().gpu_required()) {
-            let reason = match &self.embedder {
+            let reason = match &embedder {
                 None => "no sentence-embedding model is loaded".to_owned(),
                 Some(e) if !e.on_gpu() => format!(
                     "the embedding model {} runs on the CPU: no CUDA device is available",
@@ -94,9 +103,9 @@ impl EngineBuilder {
         }
         Ok(Engine {
             profiles,
-            registry: self.registry,
-            experimental: self.experimental,
-            embedder: self.embedder,
+            registry,
+            experimental,
+            embedder,
             caches: Mutex::new(Vec::new()),
         })
     }
@@ -369,7 +378,10 @@ mod tests {
                 "docs-v1",
                 "recursive-v1",
                 "token-v1",
-                "markdown-v1"
+                "markdown-v1",
+                "semantic-v1",
+                "texttiling-v1",
+                "c99-v1"
             ]
         );
         let doc = engine

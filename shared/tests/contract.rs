@@ -139,9 +139,12 @@ fn every_profile_stays_under_its_hard_max_on_a_long_unstructured_document() {
 fn a_profile_file_may_choose_o200k_for_any_strategy() {
     use shared::{Profile, ProfileOrigin, Registry};
     let md = std::fs::read(fixtures()[0].clone()).unwrap_or_default();
-    for strategy in ["structural", "recursive", "token", "markdown_headers"] {
-        let params = match strategy {
+    for strategy in Registry::builtin().names() {
+        let params = match strategy.as_str() {
             "structural" => "target_tokens = 200\nhard_max_tokens = 300\n",
+            "semantic" | "texttiling" | "c99" => {
+                "target_tokens = 200\nhard_max_tokens = 300\nmin_tokens = 50\n"
+            }
             _ => "chunk_size = 200\nchunk_overlap = 20\n",
         };
         let src = format!(
@@ -152,7 +155,8 @@ fn a_profile_file_may_choose_o200k_for_any_strategy() {
             Err(e) => panic!("{strategy}: {e}"),
         };
         let doc = shared::normalize::normalize(&md).unwrap_or_else(|e| panic!("{e}"));
-        let out = shared::chunk_document(&doc, &meta("contract", "o200k", "v1"), &p, None)
+        let toy = shared::ToyEmbedder::default();
+        let out = shared::chunk_document(&doc, &meta("contract", "o200k", "v1"), &p, Some(&toy))
             .unwrap_or_else(|e| panic!("{strategy}: {e}"));
         assert!(!out.chunks.is_empty());
         assert!(out.chunks.iter().all(|c| c.tokenizer == "o200k_base"));

@@ -97,7 +97,8 @@ fn recursive_matches_langchain_text_for_text() {
             case.document
         );
         let profile = profile(&case);
-        let ours: Vec<String> = match chunk_document(&doc, &DocumentMeta::default(), &profile, None) {
+        let ours: Vec<String> = match chunk_document(&doc, &DocumentMeta::default(), &profile, None)
+        {
             Ok(d) => d.chunks.into_iter().map(|c| c.chunk_text).collect(),
             Err(e) => panic!("{} ({}): {e}", case.document, case.config),
         };

@@ -25,5 +25,6 @@ pub mod outbox;
 pub mod pipeline;
 pub mod profiles;
 pub mod scrub;
+pub mod semantic;
 pub mod startup;
 pub mod store;

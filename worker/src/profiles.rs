@@ -17,6 +17,8 @@ use std::sync::Arc;
 use serde::Deserialize;
 use shared::Engine;
 
+use crate::semantic::{RawSemantic, SemanticSettings};
+
 /// `[chunking]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -87,6 +89,8 @@ pub struct ChunkingSettings {
     pub tenants: BTreeMap<String, TenantProfiles>,
     /// `profiles.dir`, if set.
     pub profiles_dir: Option<PathBuf>,
+    /// `[semantic]`.
+    pub semantic: SemanticSettings,
 }
 
 impl ChunkingSettings {
@@ -115,12 +119,18 @@ impl ChunkingSettings {
 /// Reads profile files and builds the engine. `files` are `--profile-file`
 /// arguments, `dir` a directory whose `*.toml` files are profiles (read in
 /// name order). Errors name the file and what is wrong in it.
+///
+/// The sentence-embedding model is loaded (and given to the engine) when
+/// `semantic.enabled`, when one of the profiles named in `used` needs it, or
+/// when some profile sets `gpu_required` (then the engine refuses to build
+/// without a GPU).
 pub fn load_engine(
     dir: Option<&Path>,
     files: &[PathBuf],
     experimental: bool,
+    semantic: &SemanticSettings,
+    used: &[&str],
 ) -> Result<Engine, String> {
-    let mut builder = Engine::builder().experimental(experimental);
     let mut paths: Vec<PathBuf> = Vec::new();
     if let Some(dir) = dir {
         let entries = std::fs::read_dir(dir)
@@ -134,12 +144,29 @@ pub fn load_engine(
         paths.extend(found);
     }
     paths.extend(files.iter().cloned());
+    let mut sources = Vec::with_capacity(paths.len());
     for path in &paths {
         let src = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read profile file {}: {e}", path.display()))?;
-        builder = builder.profile_source(path.display().to_string(), src);
+        sources.push((path.display().to_string(), src));
     }
-    builder.build().map_err(|e| e.to_string())
+    let builder = || {
+        sources.iter().fold(
+            Engine::builder().experimental(experimental),
+            |b, (file, src)| b.profile_source(file.clone(), src.clone()),
+        )
+    };
+    let profiles = shared::EngineBuilder::profile_set(builder()).map_err(|e| e.to_string())?;
+    let needs_model = semantic.enabled
+        || profiles.iter().any(|p| {
+            p.chunker().gpu_required()
+                || (p.chunker().needs_embedder() && used.contains(&p.name.as_str()))
+        });
+    if !needs_model {
+        return builder().build().map_err(|e| e.to_string());
+    }
+    let model = crate::semantic::load_model(semantic)?;
+    builder().embedder(model).build().map_err(|e| e.to_string())
 }
 
 /// The profile name defined in a profile file, without validating it (to
@@ -149,63 +176,86 @@ pub fn profile_name_in(src: &str) -> Option<String> {
     table.get("name")?.as_str().map(str::to_owned)
 }
 
-/// Validates `[chunking]`, `[profiles]` and `[experimental]`: builds the
-/// engine and checks that every configured profile name can be used.
+/// Validates `[chunking]`, `[profiles]`, `[experimental]` and `[semantic]`:
+/// builds the engine (with the embedding model when a configured profile
+/// needs it) and checks that every configured profile name can be used.
 pub(crate) fn validate(
     chunking: RawChunking,
     profiles: RawProfiles,
     experimental: RawExperimental,
+    semantic: RawSemantic,
 ) -> Result<ChunkingSettings, ProfileSettingError> {
+    let semantic = SemanticSettings::try_from(semantic)
+        .map_err(|(key, reason)| ProfileSettingError { key, reason })?;
     let profiles_dir = (!profiles.dir.trim().is_empty()).then(|| PathBuf::from(&profiles.dir));
-    let engine =
-        load_engine(profiles_dir.as_deref(), &[], experimental.enabled).map_err(|reason| {
-            ProfileSettingError {
-                key: "profiles.dir".into(),
-                reason,
-            }
-        })?;
-    let check = |key: String, name: &str| {
-        engine
-            .profile(Some(name))
-            .map(|_| ())
-            .map_err(|e| ProfileSettingError {
-                key,
-                reason: e.to_string(),
-            })
-    };
     let default_profile = chunking
         .default_profile
         .filter(|p| !p.is_empty())
         .unwrap_or_else(|| shared::profile::DEFAULT_PROFILE.to_owned());
-    check("chunking.default_profile".into(), &default_profile)?;
+    // Every configured name, with its key.
+    let mut named: Vec<(String, String)> =
+        vec![("chunking.default_profile".into(), default_profile.clone())];
     for (t, name) in &chunking.profiles_by_source_type {
-        check(format!("chunking.profiles_by_source_type.{t}"), name)?;
+        named.push((
+            format!("chunking.profiles_by_source_type.{t}"),
+            name.clone(),
+        ));
     }
-    let mut tenants = BTreeMap::new();
-    for (tenant, raw) in chunking.tenants {
+    for (tenant, raw) in &chunking.tenants {
         if let Some(name) = &raw.profile {
-            check(format!("chunking.tenants.{tenant}.profile"), name)?;
+            named.push((format!("chunking.tenants.{tenant}.profile"), name.clone()));
         }
         for (t, name) in &raw.profiles_by_source_type {
-            check(
+            named.push((
                 format!("chunking.tenants.{tenant}.profiles_by_source_type.{t}"),
-                name,
-            )?;
+                name.clone(),
+            ));
         }
-        tenants.insert(
-            tenant,
-            TenantProfiles {
-                profile: raw.profile,
-                by_source_type: raw.profiles_by_source_type,
-            },
-        );
     }
+    let used: Vec<&str> = named.iter().map(|(_, n)| n.as_str()).collect();
+    let engine = load_engine(
+        profiles_dir.as_deref(),
+        &[],
+        experimental.enabled,
+        &semantic,
+        &used,
+    )
+    .map_err(|reason| ProfileSettingError {
+        key: if profiles_dir.is_some() {
+            "profiles.dir".into()
+        } else {
+            "semantic.model_dir".into()
+        },
+        reason,
+    })?;
+    for (key, name) in &named {
+        engine
+            .profile(Some(name))
+            .map_err(|e| ProfileSettingError {
+                key: key.clone(),
+                reason: e.to_string(),
+            })?;
+    }
+    let tenants = chunking
+        .tenants
+        .into_iter()
+        .map(|(tenant, raw)| {
+            (
+                tenant,
+                TenantProfiles {
+                    profile: raw.profile,
+                    by_source_type: raw.profiles_by_source_type,
+                },
+            )
+        })
+        .collect();
     Ok(ChunkingSettings {
         engine: Arc::new(engine),
         default_profile,
         by_source_type: chunking.profiles_by_source_type,
         tenants,
         profiles_dir,
+        semantic,
     })
 }
 
@@ -223,9 +273,11 @@ mod tests {
             profiles: RawProfiles,
             #[serde(default)]
             experimental: RawExperimental,
+            #[serde(default)]
+            semantic: RawSemantic,
         }
         let d: Doc = toml::from_str(src).unwrap();
-        validate(d.chunking, d.profiles, d.experimental)
+        validate(d.chunking, d.profiles, d.experimental, d.semantic)
     }
 
     #[test]

@@ -67,11 +67,7 @@ fn trimmed(text: &str, r: Range<usize>) -> Range<usize> {
 
 /// The document's units, in order. Front matter and thematic breaks are not
 /// units (the span builder carries their text along).
-pub(crate) fn units(
-    blocks: &[Block],
-    tokens: &DocumentTokens<'_>,
-    hard_max: usize,
-) -> Vec<Unit> {
+pub(crate) fn units(blocks: &[Block], tokens: &DocumentTokens<'_>, hard_max: usize) -> Vec<Unit> {
     let text = tokens.text();
     let body = front_matter_len(text);
     let mut out = Vec::new();
@@ -167,7 +163,12 @@ pub(crate) fn window_coherence(
     window: usize,
 ) -> Vec<f32> {
     let mut out = vec![GLUED; units.len()];
-    let dims = vectors.iter().flatten().map(|v| v.len()).next().unwrap_or(0);
+    let dims = vectors
+        .iter()
+        .flatten()
+        .map(|v| v.len())
+        .next()
+        .unwrap_or(0);
     let mean = |idx: &mut dyn Iterator<Item = usize>| -> Vec<f32> {
         let mut acc = vec![0f64; dims];
         let mut n = 0usize;
@@ -212,7 +213,12 @@ pub(crate) fn round4(x: f32) -> f32 {
 /// Candidates where coherence is below `tau` at a local minimum (no lower
 /// neighbour gap in the same section).
 pub(crate) fn threshold_candidates(coherence: &[f32], tau: f32) -> Vec<bool> {
-    let scored = |g: usize| coherence.get(g).copied().filter(|c| c.is_finite() && *c >= 0.0);
+    let scored = |g: usize| {
+        coherence
+            .get(g)
+            .copied()
+            .filter(|c| c.is_finite() && *c >= 0.0)
+    };
     (0..coherence.len())
         .map(|g| match scored(g) {
             Some(c) if g > 0 && c < tau => {
@@ -227,7 +233,8 @@ pub(crate) fn threshold_candidates(coherence: &[f32], tau: f32) -> Vec<bool> {
 
 /// LangChain `SemanticChunker`'s percentile breakpoints: a gap whose
 /// distance (1 - coherence) is above the `percentile`-th of the document's
-/// distances (nearest rank), at a local minimum of coherence.
+/// distances (linear interpolation, as numpy computes it), at a local
+/// minimum of coherence.
 pub(crate) fn percentile_candidates(coherence: &[f32], percentile: f64) -> Vec<bool> {
     let mut scored: Vec<f32> = coherence
         .iter()
@@ -239,10 +246,63 @@ pub(crate) fn percentile_candidates(coherence: &[f32], percentile: f64) -> Vec<b
         return vec![false; coherence.len()];
     }
     scored.sort_by(f32::total_cmp);
-    // Distance above the p-th percentile == coherence below the (100-p)-th.
-    let rank = (((100.0 - percentile) / 100.0) * scored.len() as f64).ceil() as usize;
-    let cut = scored[rank.clamp(1, scored.len()) - 1];
+    // Distance above its p-th percentile == coherence below the (100-p)-th.
+    let pos = (100.0 - percentile).clamp(0.0, 100.0) / 100.0 * (scored.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    let frac = (pos - lo as f64) as f32;
+    let cut = scored[lo] + (scored[hi] - scored[lo]) * frac;
     threshold_candidates(coherence, cut)
+}
+
+/// Candidates from a segmenter run on each section's units (headings left
+/// out): `segment(texts)` returns boundary indices into `texts`
+/// ([`crate::segment`]'s convention).
+pub(crate) fn section_candidates(
+    units: &[Unit],
+    text: &str,
+    segment: impl Fn(&[&str]) -> Vec<usize>,
+) -> Vec<bool> {
+    let mut out = vec![false; units.len()];
+    let mut at = 0;
+    while at < units.len() {
+        let section = units[at].section;
+        let members: Vec<usize> = (at..units.len())
+            .take_while(|&i| units[i].section == section)
+            .filter(|&i| units[i].kind != UnitKind::Heading)
+            .collect();
+        at += (at..units.len())
+            .take_while(|&i| units[i].section == section)
+            .count();
+        let texts: Vec<&str> = members
+            .iter()
+            .map(|&i| &text[units[i].range.clone()])
+            .collect();
+        for b in segment(&texts) {
+            if let Some(&u) = members.get(b) {
+                out[u] = true;
+            }
+        }
+    }
+    out
+}
+
+/// Gap coherence from word overlap ([`crate::embed::ToyEmbedder`] vectors),
+/// for strategies without a sentence model: it only picks where an
+/// over-long run is cut.
+pub(crate) fn lexical_coherence(units: &[Unit], text: &str, window: usize) -> Vec<f32> {
+    use crate::embed::{Embedder, ToyEmbedder};
+    let texts: Vec<&str> = units.iter().map(|u| &text[u.range.clone()]).collect();
+    let vectors = ToyEmbedder::default().embed(&texts).unwrap_or_default();
+    let refs: Vec<Option<&[f32]>> = units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| {
+            (u.kind != UnitKind::Heading)
+                .then(|| vectors.get(i).map(Vec::as_slice))
+                .flatten()
+        })
+        .collect();
+    window_coherence(units, &refs, window)
 }
 
 /// Sizes the packer keeps.
@@ -405,7 +465,10 @@ mod tests {
         let tokens = DocumentTokens::new(TokenizerKind::Cl100kBase.counter(), &text);
         for part in &u {
             assert!(tokens.count(part.range.clone()) <= 100);
-            assert!(text[part.range.clone()].starts_with('|'), "cut at a line start");
+            assert!(
+                text[part.range.clone()].starts_with('|'),
+                "cut at a line start"
+            );
         }
         let long = "word ".repeat(500);
         let u = doc_units(&long, 100);
@@ -422,7 +485,10 @@ mod tests {
         );
         // The 50th percentile of distances: coherence below the median.
         let p = percentile_candidates(&c, 50.0);
-        assert_eq!(p, [false, false, true, false, true, false, false, false, false]);
+        assert_eq!(
+            p,
+            [false, false, true, false, true, false, false, false, false]
+        );
         assert!(percentile_candidates(&[GLUED], 95.0).iter().all(|c| !c));
     }
 
@@ -434,7 +500,9 @@ mod tests {
         let tokens = DocumentTokens::new(TokenizerKind::Cl100kBase.counter(), &text);
         let u = units(&parse_blocks(&text), &tokens, 60);
         let n = u.len();
-        let coherence: Vec<f32> = (0..n).map(|g| if g % 10 == 0 { 0.1 } else { 0.9 }).collect();
+        let coherence: Vec<f32> = (0..n)
+            .map(|g| if g % 10 == 0 { 0.1 } else { 0.9 })
+            .collect();
         let candidate: Vec<bool> = coherence.iter().map(|c| *c < 0.5).collect();
         let limits = PackLimits {
             min_tokens: 30,

@@ -4,7 +4,8 @@
 //! 1. Tokenize ([`super::words`]): content-word term frequencies per sentence.
 //! 2. Similarity: the cosine of every pair of sentence vectors (0 when either
 //!    has no content word; a sentence with content words scores 1 with
-//!    itself). Dot products are exact integers.
+//!    itself). Dot products are exact integers; cosines are rounded to 1e-9
+//!    and kept as integers, so float noise never decides a rank.
 //! 3. Rank: each cell becomes the share of the other cells in the
 //!    `mask x mask` square centred on it ([`C99Params::rank_mask`]) whose
 //!    similarity is strictly lower. At the matrix edges only the cells inside
@@ -40,6 +41,10 @@
 use super::mean_std;
 use super::words::SentenceTerms;
 
+/// The largest window honoured: its matrices take about 20 bytes per cell,
+/// 2048^2 cells (some 84 MB) at most.
+pub const MAX_WINDOW: usize = 2048;
+
 /// C99 settings; [`Default`] gives the values documented per field.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct C99Params {
@@ -51,7 +56,8 @@ pub struct C99Params {
     /// gradient; 1.2 (default). Higher finds fewer boundaries.
     pub stop_coefficient: f64,
     /// Most sentences segmented at once (see the module docs on windows);
-    /// default 256. Values below 2 count as 2.
+    /// default 256. Values below 2 count as 2, above [`MAX_WINDOW`] as
+    /// [`MAX_WINDOW`].
     pub max_window: usize,
     /// Fewest sentences in a segment (values below 1 count as 1); default 3.
     /// Choi splits down to single sentences; forbidding smaller segments
@@ -84,7 +90,7 @@ pub fn c99(sentences: &[&str], p: &C99Params) -> Vec<usize> {
         return Vec::new();
     }
     let terms = SentenceTerms::new(sentences, p.stem);
-    let window = p.max_window.max(2);
+    let window = p.max_window.clamp(2, MAX_WINDOW);
     let mut work = Workspace::new(terms.vocab_len());
     let mut out = Vec::new();
     let mut start = 0;
@@ -101,13 +107,31 @@ pub fn c99(sentences: &[&str], p: &C99Params) -> Vec<usize> {
     out
 }
 
+/// Similarities are cosines in fixed point, in units of `1 / SCALE`.
+const SCALE: f64 = 1e9;
+
+/// The cosine of two vectors from their dot product and squared norms, in
+/// units of `1 / SCALE`, rounded: vectors with the same direction score
+/// exactly alike (float noise would otherwise decide ranks), and integer
+/// comparisons make the rank transform cheap. 0 for a zero vector.
+fn cosine(dot: u64, a: u64, b: u64) -> u32 {
+    if a == 0 || b == 0 {
+        return 0;
+    }
+    let norms = (u128::from(a) * u128::from(b)) as f64;
+    // At most SCALE (up to rounding), which fits in u32; the cast saturates.
+    (dot as f64 / norms.sqrt() * SCALE).round() as u32
+}
+
 /// Buffers reused across windows.
 #[derive(Debug)]
 struct Workspace {
     /// Dense term counts of one sentence, all zero between uses.
     dense: Vec<u64>,
-    norms: Vec<f64>,
-    sim: Vec<f64>,
+    /// Squared norms of the window's sentence vectors.
+    norms: Vec<u64>,
+    /// Cosines (see [`cosine`]), `m x m`, row-major.
+    sim: Vec<u32>,
     rank: Vec<f64>,
     /// Summed-area table of `rank`, `(m + 1) x (m + 1)`.
     table: Vec<f64>,
@@ -125,7 +149,13 @@ impl Workspace {
     }
 
     /// Boundaries (absolute, ascending) of sentences `start..end`.
-    fn segment(&mut self, terms: &SentenceTerms, start: usize, end: usize, p: &C99Params) -> Vec<usize> {
+    fn segment(
+        &mut self,
+        terms: &SentenceTerms,
+        start: usize,
+        end: usize,
+        p: &C99Params,
+    ) -> Vec<usize> {
         let m = end.saturating_sub(start);
         if m < 2 {
             return Vec::new();
@@ -150,14 +180,12 @@ impl Workspace {
     fn similarity(&mut self, terms: &SentenceTerms, start: usize, m: usize) {
         self.norms.clear();
         self.norms.extend((start..start + m).map(|i| {
-            let sq = terms
-                .terms(i)
-                .iter()
-                .fold(0u64, |acc, &(_, c)| acc.saturating_add(u64::from(c) * u64::from(c)));
-            (sq as f64).sqrt()
+            terms.terms(i).iter().fold(0u64, |acc, &(_, c)| {
+                acc.saturating_add(u64::from(c) * u64::from(c))
+            })
         }));
         self.sim.clear();
-        self.sim.resize(m * m, 0.0);
+        self.sim.resize(m * m, 0);
         for i in 0..m {
             let ti = terms.terms(start + i);
             for &(t, c) in ti {
@@ -170,8 +198,7 @@ impl Workspace {
                     let d = self.dense.get(t as usize).copied().unwrap_or(0);
                     acc.saturating_add(d.saturating_mul(u64::from(c)))
                 });
-                let den = self.norms[i] * self.norms[j];
-                let s = if den > 0.0 { dot as f64 / den } else { 0.0 };
+                let s = cosine(dot, self.norms[i], self.norms[j]);
                 self.sim[i * m + j] = s;
                 self.sim[j * m + i] = s;
             }
@@ -188,9 +215,15 @@ impl Workspace {
         self.rank.clear();
         self.rank.resize(m * m, 0.0);
         for i in 0..m {
-            let (k0, k1) = (i.saturating_sub(r), i.saturating_add(r).saturating_add(1).min(m));
+            let (k0, k1) = (
+                i.saturating_sub(r),
+                i.saturating_add(r).saturating_add(1).min(m),
+            );
             for j in i..m {
-                let (l0, l1) = (j.saturating_sub(r), j.saturating_add(r).saturating_add(1).min(m));
+                let (l0, l1) = (
+                    j.saturating_sub(r),
+                    j.saturating_add(r).saturating_add(1).min(m),
+                );
                 let examined = (k1 - k0) * (l1 - l0) - 1;
                 if examined == 0 {
                     continue;
@@ -228,7 +261,8 @@ impl Workspace {
     /// Rank sum of the square block of sentences `a..b`.
     fn block(&self, m: usize, a: usize, b: usize) -> f64 {
         let w = m + 1;
-        self.table[b * w + b] - self.table[a * w + b] - self.table[b * w + a] + self.table[a * w + a]
+        self.table[b * w + b] - self.table[a * w + b] - self.table[b * w + a]
+            + self.table[a * w + a]
     }
 
     /// Divisive clustering down to single sentences: the split positions in
@@ -272,3 +306,225 @@ impl Workspace {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::segment::fixtures::{
+        assert_close, assert_valid, english, english_repeated, join, russian, ENGLISH_TOPICS,
+    };
+
+    fn run_with(sentences: &[&str], p: &C99Params) -> Vec<usize> {
+        let found = c99(sentences, p);
+        assert_valid(&found, sentences.len());
+        found
+    }
+
+    fn run(sentences: &[&str]) -> Vec<usize> {
+        run_with(sentences, &C99Params::default())
+    }
+
+    #[test]
+    fn finds_the_topic_shifts_of_english_text() {
+        for (sentences, truth) in [english(), english_repeated()] {
+            assert_close(&run(&sentences), &truth);
+        }
+    }
+
+    #[test]
+    fn finds_the_topic_shifts_of_russian_text() {
+        let (sentences, truth) = russian();
+        assert_close(&run(&sentences), &truth);
+    }
+
+    #[test]
+    fn windows_keep_finding_the_shifts() {
+        let (sentences, truth) = english_repeated();
+        let p = C99Params {
+            max_window: 40,
+            ..C99Params::default()
+        };
+        assert_close(&run_with(&sentences, &p), &truth);
+        // A long document, segmented in several windows: 32 topic blocks,
+        // the topic order rotated each round so no two rounds join alike.
+        let mut blocks = Vec::new();
+        for round in 0..8 {
+            for k in 0..4 {
+                blocks.push(ENGLISH_TOPICS[(round + k) % 4]);
+            }
+        }
+        let (long, truth) = join(&blocks);
+        for max_window in [60, 100, 256] {
+            let found = run_with(
+                &long,
+                &C99Params {
+                    max_window,
+                    ..C99Params::default()
+                },
+            );
+            let near = |a: usize, b: usize| a.abs_diff(b) <= 1;
+            let hit = truth
+                .iter()
+                .filter(|&&t| found.iter().any(|&f| near(f, t)))
+                .count();
+            let extra = found
+                .iter()
+                .filter(|&&f| !truth.iter().any(|&t| near(f, t)))
+                .count();
+            eprintln!(
+                "window {max_window}: {hit} of {} hit, {extra} extra",
+                truth.len()
+            );
+            assert!(
+                hit + 3 >= truth.len() && extra <= 3,
+                "window {max_window}: found {found:?}, truth {truth:?}: {hit} hit, {extra} extra"
+            );
+        }
+    }
+
+    #[test]
+    fn is_deterministic() {
+        let (sentences, _) = english_repeated();
+        let first = run(&sentences);
+        assert_eq!(run(&sentences), first);
+        let owned: Vec<String> = sentences.iter().map(|s| (*s).to_owned()).collect();
+        let copy: Vec<&str> = owned.iter().map(String::as_str).collect();
+        assert_eq!(run(&copy), first);
+    }
+
+    #[test]
+    fn degenerate_inputs_give_no_boundaries() {
+        assert!(run(&[]).is_empty());
+        assert!(run(&["One sentence about planets."]).is_empty());
+        assert!(run(&["", "", "", "", "", "", ""]).is_empty());
+        assert!(run(&[
+            "...",
+            "--- ***",
+            "42.",
+            "The and of it.",
+            "!",
+            "? ?",
+            "",
+            "a b"
+        ])
+        .is_empty());
+        let same = ["The telescope found a new planet near a distant star."; 40];
+        assert!(run(&same).is_empty());
+        assert!(run(&[
+            "Cooking pasta with tomato sauce.",
+            "Planets orbit distant stars."
+        ])
+        .is_empty());
+    }
+
+    #[test]
+    fn extreme_parameters_do_not_panic() {
+        let (sentences, _) = english();
+        for p in [
+            C99Params {
+                rank_mask: 0,
+                ..C99Params::default()
+            },
+            C99Params {
+                rank_mask: 1,
+                ..C99Params::default()
+            },
+            C99Params {
+                rank_mask: 2,
+                ..C99Params::default()
+            },
+            C99Params {
+                rank_mask: usize::MAX,
+                ..C99Params::default()
+            },
+            C99Params {
+                max_window: 0,
+                ..C99Params::default()
+            },
+            C99Params {
+                max_window: 1,
+                ..C99Params::default()
+            },
+            C99Params {
+                max_window: 3,
+                ..C99Params::default()
+            },
+            C99Params {
+                max_window: usize::MAX,
+                ..C99Params::default()
+            },
+            C99Params {
+                min_segment: 0,
+                ..C99Params::default()
+            },
+            C99Params {
+                min_segment: usize::MAX,
+                ..C99Params::default()
+            },
+            C99Params {
+                stop_coefficient: f64::NAN,
+                ..C99Params::default()
+            },
+            C99Params {
+                stop_coefficient: -10.0,
+                ..C99Params::default()
+            },
+            C99Params {
+                stop_coefficient: f64::INFINITY,
+                ..C99Params::default()
+            },
+        ] {
+            let found = run_with(&sentences, &p);
+            if p.rank_mask <= 1 || p.min_segment == usize::MAX || p.stop_coefficient.is_nan() {
+                assert!(found.is_empty(), "{p:?}: {found:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn huge_sentences_and_counts_are_fine() {
+        let long = "planet ".repeat(200_000);
+        let other = "pasta ".repeat(200_000);
+        let mut sentences = vec![long.as_str(); 6];
+        sentences.extend([other.as_str(); 6]);
+        assert_eq!(run(&sentences), [6]);
+        // Thousands of sentences: many windows. (Long runs of one repeated
+        // sentence are avoided: rank ties make their interiors look sparse.)
+        let blocks: Vec<&[&str]> = (0..300).map(|i| ENGLISH_TOPICS[i % 2]).collect();
+        let (many, truth) = join(&blocks);
+        let found = run(&many);
+        let hit = truth
+            .iter()
+            .filter(|&&t| found.iter().any(|&f| f.abs_diff(t) <= 1))
+            .count();
+        assert!(hit * 10 >= truth.len() * 9, "{hit} of {}", truth.len());
+        // The astronomy text drifts from galaxies to the solar system at its
+        // fifth sentence, a real lexical shift C99 marks in some windows.
+        assert!(
+            found.len() * 2 <= truth.len() * 3,
+            "{} of {}",
+            found.len(),
+            truth.len()
+        );
+    }
+
+    #[test]
+    fn rank_counts_lower_neighbours_inside_the_matrix() {
+        let mut w = Workspace::new(0);
+        // 3 x 3, symmetric.
+        w.sim = vec![10, 2, 5, 2, 10, 3, 5, 3, 10];
+        w.rank(3, 1);
+        // (0, 0): neighbours (0,1) 0.2, (1,0) 0.2, (1,1) 1.0: two lower of 3.
+        assert!((w.rank[0] - 2.0 / 3.0).abs() < 1e-12);
+        // (1, 1): all 8 others, 6 lower (the other diagonal cells tie).
+        assert!((w.rank[4] - 6.0 / 8.0).abs() < 1e-12);
+        // (0, 1) = (1, 0): of 5 others, none lower than 0.2.
+        assert_eq!(w.rank[1], 0.0);
+        assert_eq!(w.rank[3], 0.0);
+        w.summed_area(3);
+        let total: f64 = w.rank.iter().sum();
+        assert!((w.block(3, 0, 3) - total).abs() < 1e-12);
+        assert!((w.block(3, 1, 2) - w.rank[4]).abs() < 1e-12);
+    }
+}

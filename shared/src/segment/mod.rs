@@ -2,9 +2,9 @@
 //!
 //! Two classical algorithms over a text already split into sentences, both
 //! pure functions of their input:
-//! - [`texttiling`] (Hearst 1997): lexical cohesion between the blocks on
+//! - [`texttiling()`] (Hearst 1997): lexical cohesion between the blocks on
 //!   either side of each gap; boundaries at deep valleys. Linear time.
-//! - [`c99`] (Choi 2000): a rank-transformed sentence similarity matrix
+//! - [`c99()`] (Choi 2000): a rank-transformed sentence similarity matrix
 //!   divided top-down to maximise inside density. Quadratic in a bounded
 //!   window.
 //!
@@ -130,7 +130,7 @@ pub(crate) mod fixtures {
     ];
 
     /// Concatenates topics; returns the sentences and the true boundaries.
-    fn join(topics: &[&[&'static str]]) -> (Vec<&'static str>, Vec<usize>) {
+    pub(crate) fn join(topics: &[&[&'static str]]) -> (Vec<&'static str>, Vec<usize>) {
         let mut sentences = Vec::new();
         let mut boundaries = Vec::new();
         for topic in topics {
@@ -142,6 +142,9 @@ pub(crate) mod fixtures {
         (sentences, boundaries)
     }
 
+    /// The four English topics: cooking, astronomy, football, programming.
+    pub(crate) const ENGLISH_TOPICS: [&[&str]; 4] = [COOKING, ASTRONOMY, FOOTBALL, PROGRAMMING];
+
     /// Four English topics: cooking, astronomy, football, programming.
     pub(crate) fn english() -> (Vec<&'static str>, Vec<usize>) {
         join(&[COOKING, ASTRONOMY, FOOTBALL, PROGRAMMING])
@@ -149,7 +152,14 @@ pub(crate) mod fixtures {
 
     /// The same topics in another order, each appearing twice.
     pub(crate) fn english_repeated() -> (Vec<&'static str>, Vec<usize>) {
-        join(&[PROGRAMMING, COOKING, FOOTBALL, ASTRONOMY, COOKING, PROGRAMMING])
+        join(&[
+            PROGRAMMING,
+            COOKING,
+            FOOTBALL,
+            ASTRONOMY,
+            COOKING,
+            PROGRAMMING,
+        ])
     }
 
     /// Three Russian topics: baking, astronomy, ice hockey.
@@ -161,8 +171,14 @@ pub(crate) mod fixtures {
     /// sentence and holds at most two boundaries that match no true one.
     pub(crate) fn assert_close(found: &[usize], truth: &[usize]) {
         let near = |a: usize, b: usize| a.abs_diff(b) <= 1;
-        let hit = truth.iter().filter(|&&t| found.iter().any(|&f| near(f, t))).count();
-        let extra = found.iter().filter(|&&f| !truth.iter().any(|&t| near(f, t))).count();
+        let hit = truth
+            .iter()
+            .filter(|&&t| found.iter().any(|&f| near(f, t)))
+            .count();
+        let extra = found
+            .iter()
+            .filter(|&&f| !truth.iter().any(|&t| near(f, t)))
+            .count();
         assert!(
             hit + 1 >= truth.len() && extra <= 2,
             "found {found:?}, truth {truth:?}: {hit} hit, {extra} extra"
@@ -183,8 +199,89 @@ mod tests {
     use std::path::{Path, PathBuf};
     use std::time::Instant;
 
-    use super::{c99, texttiling, C99Params, TextTilingParams};
+    use proptest::prelude::*;
+
+    use super::{c99, texttiling, C99Params, Cutoff, TextTilingParams};
     use crate::sentence::sentence_spans;
+
+    /// Words mixing topics, scripts, stopwords, numbers and punctuation.
+    const WORDS: &[&str] = &[
+        "planet",
+        "planets",
+        "star",
+        "pasta",
+        "sauce",
+        "goal",
+        "striker",
+        "compiler",
+        "trait",
+        "the",
+        "and",
+        "of",
+        "42",
+        "x",
+        "...",
+        "",
+        "планета",
+        "звёзды",
+        "шайба",
+        "и",
+        "東京",
+        "🚀",
+        "naïve",
+        "İ",
+        "\u{301}",
+        "--",
+        "\n\n",
+    ];
+
+    /// Sentences of random words.
+    fn sentences() -> impl Strategy<Value = Vec<String>> {
+        let sentence =
+            prop::collection::vec(prop::sample::select(WORDS), 0..12).prop_map(|w| w.join(" "));
+        prop::collection::vec(sentence, 0..80)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 64,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn any_input_gives_valid_deterministic_boundaries(
+            owned in sentences(),
+            block_words in 0usize..200,
+            smoothing in (0usize..4, 0usize..3),
+            min_gap in 0usize..6,
+            liberal in any::<bool>(),
+            rank_mask in 0usize..15,
+            max_window in 0usize..40,
+            min_segment in 0usize..5,
+            stop_coefficient in -1.0f64..3.0,
+        ) {
+            let sentences: Vec<&str> = owned.iter().map(String::as_str).collect();
+            let n = sentences.len();
+            let tt = TextTilingParams {
+                block_words,
+                smoothing_width: smoothing.0,
+                smoothing_rounds: smoothing.1,
+                cutoff: if liberal { Cutoff::Liberal } else { Cutoff::Conservative },
+                min_gap,
+                ..TextTilingParams::default()
+            };
+            let cp = C99Params { rank_mask, max_window, min_segment, stop_coefficient, ..C99Params::default() };
+            for found in [texttiling(&sentences, &tt), c99(&sentences, &cp)] {
+                prop_assert!(found.windows(2).all(|w| w[0] < w[1]), "{:?}", found);
+                prop_assert!(found.iter().all(|&b| b >= 1 && b < n), "{:?}", found);
+            }
+            let spaced = texttiling(&sentences, &tt);
+            prop_assert!(spaced.windows(2).all(|w| w[1] - w[0] >= min_gap), "{:?}", spaced);
+            prop_assert_eq!(texttiling(&sentences, &tt), spaced);
+            prop_assert_eq!(c99(&sentences, &cp), c99(&sentences, &cp));
+        }
+    }
 
     /// Most corpus bytes the throughput check reads.
     const CORPUS_BUDGET: usize = 5 << 20;
@@ -226,7 +323,9 @@ mod tests {
             .filter_map(|f| std::fs::metadata(f).ok())
             .map(|m| m.len())
             .sum();
-        let stride = usize::try_from(total / CORPUS_BUDGET as u64).unwrap().max(1);
+        let stride = usize::try_from(total / CORPUS_BUDGET as u64)
+            .unwrap()
+            .max(1);
         let mut docs = Vec::new();
         let mut bytes = 0;
         for path in files.iter().step_by(stride) {
@@ -260,7 +359,10 @@ mod tests {
             found += b.len();
         }
         let secs = t.elapsed().as_secs_f64();
-        println!("texttiling: {:.1} MB/s ({secs:.3} s, {found} boundaries)", mb / secs);
+        println!(
+            "texttiling: {:.1} MB/s ({secs:.3} s, {found} boundaries)",
+            mb / secs
+        );
 
         let t = Instant::now();
         let mut found = 0;
@@ -270,6 +372,9 @@ mod tests {
             found += b.len();
         }
         let secs = t.elapsed().as_secs_f64();
-        println!("c99: {:.1} MB/s ({secs:.3} s, {found} boundaries)", mb / secs);
+        println!(
+            "c99: {:.1} MB/s ({secs:.3} s, {found} boundaries)",
+            mb / secs
+        );
     }
 }

@@ -1,5 +1,5 @@
-//! Word tokenization shared by the lexical segmenters ([`super::texttiling`],
-//! [`super::c99`]).
+//! Word tokenization shared by the lexical segmenters ([`mod@super::texttiling`],
+//! [`mod@super::c99`]).
 //!
 //! [`SentenceTerms::new`] turns sentences into sparse term-frequency vectors
 //! over dense `u32` term ids. One pass over each sentence's characters:
@@ -29,6 +29,7 @@ use rustc_hash::FxHashMap;
 
 /// Stopwords, lowercase with `ё` folded to `е`, sorted by byte order (which
 /// [`is_stopword`]'s binary search relies on; a test checks it).
+#[rustfmt::skip]
 const STOPWORDS: &[&str] = &[
     "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
     "are", "aren", "as", "at", "be", "because", "been", "before", "being", "below", "between",
@@ -66,6 +67,7 @@ const STOPWORDS: &[&str] = &[
 
 /// Russian inflectional endings [`stem`] strips, longest first so the first
 /// match is the longest one.
+#[rustfmt::skip]
 const RUSSIAN_ENDINGS: &[&str] = &[
     // Three letters.
     "ами", "ями", "ого", "его", "ому", "ему", "ыми", "ими", "ешь", "ишь", "ете", "ите", "ать",
@@ -137,7 +139,10 @@ fn stem_english(word: &str, out: &mut String) {
         word
     };
     // Step 2: -ing, -ed, -ly.
-    let has_vowel = |t: &str| t.bytes().any(|b| matches!(b, b'a' | b'e' | b'i' | b'o' | b'u' | b'y'));
+    let has_vowel = |t: &str| {
+        t.bytes()
+            .any(|b| matches!(b, b'a' | b'e' | b'i' | b'o' | b'u' | b'y'))
+    };
     if let Some(base) = s
         .strip_suffix("ing")
         .or_else(|| s.strip_suffix("ed"))
@@ -164,7 +169,9 @@ fn stem_english(word: &str, out: &mut String) {
 fn undouble(s: &str) -> &str {
     let b = s.as_bytes();
     match b {
-        [.., x, y] if x == y && !matches!(x, b'a' | b'e' | b'i' | b'o' | b'u' | b'l' | b's' | b'z') => {
+        [.., x, y]
+            if x == y && !matches!(x, b'a' | b'e' | b'i' | b'o' | b'u' | b'l' | b's' | b'z') =>
+        {
             &s[..s.len() - 1]
         }
         _ => s,
@@ -373,7 +380,10 @@ mod tests {
 
     #[test]
     fn tokenizer_lowercases_splits_and_filters() {
-        let (w, count) = words("The Planets' orbits don't cross: 2024, 3D-printing, a X e.g. Ёлка!", false);
+        let (w, count) = words(
+            "The Planets' orbits don't cross: 2024, 3D-printing, a X e.g. Ёлка!",
+            false,
+        );
         assert_eq!(w, ["planets", "orbits", "cross", "3d", "printing", "елка"]);
         // the planets orbits don t cross 2024 3d printing a x e g елка
         assert_eq!(count, 14);
@@ -415,9 +425,15 @@ mod tests {
     #[test]
     fn russian_stemmer_merges_inflections() {
         for (forms, stem) in [
-            (&["планета", "планеты", "планетами", "планетах", "планету"][..], "планет"),
+            (
+                &["планета", "планеты", "планетами", "планетах", "планету"][..],
+                "планет",
+            ),
             (&["звезда", "звезды", "звездами"][..], "звезд"),
-            (&["телескоп", "телескопа", "телескопом", "телескопы"][..], "телескоп"),
+            (
+                &["телескоп", "телескопа", "телескопом", "телескопы"][..],
+                "телескоп",
+            ),
             (&["готовить", "готовим"][..], "готов"),
         ] {
             for form in forms {
@@ -426,13 +442,20 @@ mod tests {
         }
         assert_eq!(stemmed("мяча"), "мяч");
         assert_eq!(stemmed("дом"), "дом", "stems keep three letters");
-        assert_eq!(stemmed("учиться"), "уч");
+        assert_eq!(
+            stemmed("учиться"),
+            "учи",
+            "reflexive, then the longest ending that leaves three letters"
+        );
         assert_eq!(stemmed("3d"), "3d", "mixed words stay whole");
     }
 
     #[test]
     fn sentence_terms_count_and_sort_ids() {
-        let t = SentenceTerms::new(&["Stars and stars and planets.", "", "Planets orbit stars."], true);
+        let t = SentenceTerms::new(
+            &["Stars and stars and planets.", "", "Planets orbit stars."],
+            true,
+        );
         assert_eq!(t.len(), 3);
         assert_eq!(t.vocab_len(), 3);
         // Ids in order of first occurrence: star 0, planet 1, orbit 2.

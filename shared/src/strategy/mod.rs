@@ -48,6 +48,8 @@ builtin_strategies! {
     token::Token,
     markdown_headers::MarkdownHeaders,
     semantic::Semantic,
+    texttiling::TextTiling,
+    c99::C99,
 }
 
 /// A chunking strategy as the registry holds it: a name, a version and a

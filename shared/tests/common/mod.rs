@@ -39,10 +39,19 @@ pub fn level_for(profile: &Profile, full: Level) -> Level {
 /// At most this many violations are listed in a panic message.
 const SHOWN: usize = 25;
 
-/// The engine with the built-in profiles, built once per test binary.
+/// The engine with the built-in profiles, experimental ones enabled and
+/// the toy embedder standing in for the sentence model (the semantic
+/// strategy's logic is what these suites check; the real model has its own
+/// tests in the `embed` crate), built once per test binary.
 pub fn engine() -> &'static Engine {
     static ENGINE: std::sync::OnceLock<Engine> = std::sync::OnceLock::new();
-    ENGINE.get_or_init(|| match Engine::builtin() {
+    let build = || {
+        Engine::builder()
+            .experimental(true)
+            .embedder(std::sync::Arc::new(shared::ToyEmbedder::default()))
+            .build()
+    };
+    ENGINE.get_or_init(|| match build() {
         Ok(e) => e,
         Err(e) => panic!("built-in engine does not load: {e}"),
     })

@@ -219,18 +219,24 @@ pub fn normalize_file(
     }
 }
 
-/// The engine with the built-in profiles plus `--profile-file`s; a bad file
-/// is a usage error naming it.
-pub fn engine_for(select: &ProfileSelectArgs) -> Result<Engine, OfflineError> {
-    crate::profiles::load_engine(None, &select.profile_files, select.experimental)
-        .map_err(OfflineError::Usage)
+/// The engine with the built-in profiles plus `--profile-file`s, and the
+/// embedding model when a profile in `used` needs it; a bad file or a
+/// missing model is a usage error naming it.
+pub fn engine_for(select: &ProfileSelectArgs, used: &[&str]) -> Result<Engine, OfflineError> {
+    crate::profiles::load_engine(
+        None,
+        &select.profile_files,
+        select.experimental,
+        &select.semantic_settings(),
+        used,
+    )
+    .map_err(OfflineError::Usage)
 }
 
 /// The engine and the profile `chunk` (and `links`) use: `--profile`, else
 /// the last `--profile-file`'s profile, else the default; checked before any
 /// input is read.
 pub fn engine_and_profile(args: &ChunkArgs) -> Result<(Engine, String), OfflineError> {
-    let engine = engine_for(&args.select)?;
     let name = match (&args.profile, args.select.profile_files.last()) {
         (Some(name), _) => name.clone(),
         (None, Some(file)) => fs::read_to_string(file)
@@ -239,6 +245,7 @@ pub fn engine_and_profile(args: &ChunkArgs) -> Result<(Engine, String), OfflineE
             .unwrap_or_else(|| shared::profile::DEFAULT_PROFILE.to_owned()),
         (None, None) => shared::profile::DEFAULT_PROFILE.to_owned(),
     };
+    let engine = engine_for(&args.select, &[&name])?;
     engine
         .profile(Some(&name))
         .map_err(|e| OfflineError::Usage(e.to_string()))?;

@@ -79,6 +79,8 @@ struct RawSettings {
     profiles: crate::profiles::RawProfiles,
     #[serde(default)]
     experimental: crate::profiles::RawExperimental,
+    #[serde(default)]
+    semantic: crate::semantic::RawSemantic,
 }
 
 #[derive(Debug, Deserialize)]
@@ -356,7 +358,8 @@ impl Settings {
         let log = LogSettings::try_from(raw.log)?;
         let links = validate_links(raw.links)?;
         let telemetry = validate_telemetry(raw.telemetry)?;
-        let chunking = crate::profiles::validate(raw.chunking, raw.profiles, raw.experimental)?;
+        let chunking =
+            crate::profiles::validate(raw.chunking, raw.profiles, raw.experimental, raw.semantic)?;
         Ok(Self {
             amqp,
             worker,

@@ -264,3 +264,123 @@ impl Chunker for SemanticChunker {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::chunk::record::DocumentMeta;
+    use crate::embed::ToyEmbedder;
+    use crate::engine::Engine;
+    use crate::ErrorCode;
+
+    const GPU_PROFILE: &str = "name = \"semantic-gpu\"\nstrategy = \"semantic\"\n[params]\ngpu_required = true\n";
+
+    fn toy_engine() -> Engine {
+        Engine::builder()
+            .embedder(Arc::new(ToyEmbedder::default()))
+            .build()
+            .unwrap()
+    }
+
+    /// Three topics of `n` sentences each, with disjoint vocabularies.
+    fn three_topics(n: usize) -> (String, Vec<usize>) {
+        let topics = [
+            ["galaxy", "telescope", "nebula", "orbit", "comet"],
+            ["recipe", "butter", "oven", "flour", "pastry"],
+            ["referee", "goalkeeper", "stadium", "penalty", "striker"],
+        ];
+        let mut text = String::new();
+        let mut switches = Vec::new();
+        for (t, words) in topics.iter().enumerate() {
+            if t > 0 {
+                switches.push(text.len());
+            }
+            for i in 0..n {
+                let w = |k: usize| words[(i + k) % words.len()];
+                text.push_str(&format!(
+                    "Every {} likes {} with {} and {}. ",
+                    w(0),
+                    w(1),
+                    w(2),
+                    w(3)
+                ));
+            }
+        }
+        (text.trim_end().to_owned(), switches)
+    }
+
+    #[test]
+    fn boundaries_fall_at_vocabulary_switches_and_reruns_are_identical() {
+        let engine = toy_engine();
+        let (text, switches) = three_topics(16);
+        let doc = engine
+            .chunk(text.as_bytes(), &DocumentMeta::default(), Some("semantic-v1"))
+            .unwrap();
+        let starts: Vec<usize> = doc.chunks.iter().map(|c| c.byte_start as usize).collect();
+        assert_eq!(starts[1..], switches[..], "{starts:?}");
+        let again = engine
+            .chunk(text.as_bytes(), &DocumentMeta::default(), Some("semantic-v1"))
+            .unwrap();
+        assert_eq!(doc, again);
+    }
+
+    #[test]
+    fn percentile_breakpoints_find_the_same_switches() {
+        let profile = "name = \"semantic-pct\"\nstrategy = \"semantic\"\n[params]\nbreakpoint = \"percentile\"\npercentile = 90\nmin_tokens = 60\n";
+        let engine = Engine::builder()
+            .embedder(Arc::new(ToyEmbedder::default()))
+            .profile_source("pct.toml", profile)
+            .build()
+            .unwrap();
+        let (text, switches) = three_topics(12);
+        let doc = engine
+            .chunk(text.as_bytes(), &DocumentMeta::default(), Some("semantic-pct"))
+            .unwrap();
+        let starts: Vec<usize> = doc.chunks.iter().map(|c| c.byte_start as usize).collect();
+        for s in switches {
+            assert!(starts.contains(&s), "{s} in {starts:?}");
+        }
+    }
+
+    #[test]
+    fn without_an_embedder_the_profile_is_refused_naming_the_fix() {
+        let engine = Engine::builtin().unwrap();
+        let err = engine.profile(Some("semantic-v1")).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::UnknownProfile);
+        assert!(err.to_string().contains("scripts/fetch-model.sh"), "{err}");
+        assert!(engine.profile(Some("spec-v1")).is_ok());
+    }
+
+    #[test]
+    fn gpu_required_stops_the_build_without_a_gpu_embedder() {
+        for embedder in [None, Some(Arc::new(ToyEmbedder::default()))] {
+            let mut b = Engine::builder().profile_source("gpu.toml", GPU_PROFILE);
+            if let Some(e) = embedder {
+                b = b.embedder(e);
+            }
+            let err = b.build().unwrap_err();
+            let msg = err.to_string();
+            assert!(
+                msg.contains("semantic-gpu") && msg.contains("gpu_required"),
+                "{msg}"
+            );
+        }
+    }
+
+    #[test]
+    fn bad_parameters_name_the_key_and_the_valid_values() {
+        let bad = |params: &str| {
+            let src = format!("name = \"s\"\nstrategy = \"semantic\"\n[params]\n{params}\n");
+            Engine::builder()
+                .profile_source("s.toml", src)
+                .build()
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(bad("tau_coh = 0.3").contains("0.5..=1"));
+        assert!(bad("breakpoint = \"gradient\"").contains("\"percentile\""));
+        assert!(bad("min_tokens = 900").contains("min_tokens"));
+        assert!(bad("window = 0").contains("window"));
+    }
+}

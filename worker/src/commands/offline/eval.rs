@@ -9,7 +9,7 @@ use evaluation::dataset::Dataset;
 use evaluation::{Config, Leaderboard, System};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{deliver, engine_for, OfflineError, Progress, Summary};
+use super::{deliver, OfflineError, Progress, Summary};
 use crate::cli::{EvalArgs, EvalText};
 
 /// The datasets used when none is named: the repository's.
@@ -32,7 +32,20 @@ pub fn run(
             "--k takes positive cut-offs, e.g. 5,10,20".into(),
         ));
     }
-    let engine = engine_for(&args.select)?;
+    // Every profile is evaluated unless some are named; semantic ones only
+    // when the model is in place (loaded then).
+    let every = args.profiles.is_empty() || args.all;
+    let named: Vec<&str> = args.profiles.iter().map(String::as_str).collect();
+    let mut semantic = args.select.semantic_settings();
+    semantic.enabled = every && semantic.model_dir.join("model.safetensors").is_file();
+    let engine = crate::profiles::load_engine(
+        None,
+        &args.select.profile_files,
+        args.select.experimental,
+        &semantic,
+        &named,
+    )
+    .map_err(OfflineError::Usage)?;
     let dirs: Vec<PathBuf> = if args.datasets.is_empty() {
         DEFAULT_DATASETS.iter().map(PathBuf::from).collect()
     } else {
@@ -48,6 +61,7 @@ pub fn run(
             .profiles()
             .iter()
             .filter(|p| !p.experimental || engine.experimental_enabled())
+            .filter(|p| !p.chunker().needs_embedder() || engine.embedder().is_some())
             .map(|p| p.name.clone())
             .collect()
     } else {

@@ -18,7 +18,7 @@ pub fn run(
 ) -> Result<Summary, OfflineError> {
     match &args.action {
         None => {
-            let engine = engine_for(&args.select)?;
+            let engine = engine_for(&args.select, &[])?;
             let listing = listing(&engine);
             deliver(
                 stdout
@@ -31,7 +31,7 @@ pub fn run(
             })
         }
         Some(ProfilesAction::Show { name }) => {
-            let engine = engine_for(&args.select)?;
+            let engine = engine_for(&args.select, &[])?;
             let profile = engine
                 .profiles()
                 .get(name)
@@ -51,7 +51,13 @@ pub fn run(
             let mut summary = Summary::default();
             let mut problems = Vec::new();
             for file in files {
-                let one = crate::profiles::load_engine(None, std::slice::from_ref(file), true);
+                let one = crate::profiles::load_engine(
+                    None,
+                    std::slice::from_ref(file),
+                    true,
+                    &crate::semantic::SemanticSettings::default(),
+                    &[],
+                );
                 match one {
                     Ok(engine) => {
                         let name = fs::read_to_string(file)
