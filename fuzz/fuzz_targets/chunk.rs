@@ -1,5 +1,6 @@
 //! Any bytes through the whole engine, every built-in profile (so every
-//! registered strategy), plus link extraction:
+//! registered strategy; experimental ones enabled, the semantic strategy on
+//! the toy embedder), plus link extraction:
 //! it must never panic, and the SPEC 3.6 checklist the engine runs on its
 //! own output must never fail (`VALIDATION_FAILED` is a bug, not an input
 //! error). Invalid UTF-8 and NUL-free garbage are fine inputs: they end in
@@ -16,7 +17,13 @@ use shared::{DocumentMeta, ErrorCode};
 
 fn engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
-    ENGINE.get_or_init(|| Engine::builtin().expect("the built-in profiles load"))
+    ENGINE.get_or_init(|| {
+        Engine::builder()
+            .experimental(true)
+            .embedder(std::sync::Arc::new(shared::ToyEmbedder::default()))
+            .build()
+            .expect("the built-in profiles load")
+    })
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -17,6 +17,8 @@ use std::sync::Arc;
 use serde::Deserialize;
 use shared::Engine;
 
+use embed::MiniLm;
+
 use crate::semantic::{RawSemantic, SemanticSettings};
 
 /// `[chunking]`.
@@ -91,6 +93,9 @@ pub struct ChunkingSettings {
     pub profiles_dir: Option<PathBuf>,
     /// `[semantic]`.
     pub semantic: SemanticSettings,
+    /// The sentence-embedding model, when a profile needs it (also inside
+    /// the engine; kept here for its counters).
+    pub model: Option<Arc<MiniLm>>,
 }
 
 impl ChunkingSettings {
@@ -131,6 +136,17 @@ pub fn load_engine(
     semantic: &SemanticSettings,
     used: &[&str],
 ) -> Result<Engine, String> {
+    build_engine(dir, files, experimental, semantic, used).map(|(engine, _)| engine)
+}
+
+/// [`load_engine`], also returning the model when it was loaded.
+fn build_engine(
+    dir: Option<&Path>,
+    files: &[PathBuf],
+    experimental: bool,
+    semantic: &SemanticSettings,
+    used: &[&str],
+) -> Result<(Engine, Option<Arc<MiniLm>>), String> {
     let mut paths: Vec<PathBuf> = Vec::new();
     if let Some(dir) = dir {
         let entries = std::fs::read_dir(dir)
@@ -163,10 +179,17 @@ pub fn load_engine(
                 || (p.chunker().needs_embedder() && used.contains(&p.name.as_str()))
         });
     if !needs_model {
-        return builder().build().map_err(|e| e.to_string());
+        return builder()
+            .build()
+            .map(|e| (e, None))
+            .map_err(|e| e.to_string());
     }
     let model = crate::semantic::load_model(semantic)?;
-    builder().embedder(model).build().map_err(|e| e.to_string())
+    let engine = builder()
+        .embedder(model.clone())
+        .build()
+        .map_err(|e| e.to_string())?;
+    Ok((engine, Some(model)))
 }
 
 /// The profile name defined in a profile file, without validating it (to
@@ -213,7 +236,7 @@ pub(crate) fn validate(
         }
     }
     let used: Vec<&str> = named.iter().map(|(_, n)| n.as_str()).collect();
-    let engine = load_engine(
+    let (engine, model) = build_engine(
         profiles_dir.as_deref(),
         &[],
         experimental.enabled,
@@ -256,6 +279,7 @@ pub(crate) fn validate(
         tenants,
         profiles_dir,
         semantic,
+        model,
     })
 }
 

@@ -224,6 +224,8 @@ pub struct Metrics {
     in_flight: Gauge,
     queues: Family<QueueLabels, Gauge>,
     events_published: Counter,
+    /// Inference time and wall time at the previous GPU reading.
+    gpu_last: Mutex<Option<(std::time::Instant, std::time::Duration)>>,
 }
 
 impl Default for Metrics {
@@ -344,7 +346,30 @@ impl Metrics {
             in_flight,
             queues,
             events_published,
+            gpu_last: Mutex::new(None),
         }
+    }
+
+    /// The share (percent) of wall time since the previous call that the
+    /// embedding model spent in inference, from its cumulative inference
+    /// time `busy` (0 on the first call).
+    pub fn gpu_busy_percent(&self, busy: Duration) -> f64 {
+        let now = std::time::Instant::now();
+        let mut last = self.gpu_last.lock().unwrap_or_else(|e| e.into_inner());
+        let percent = match *last {
+            Some((at, before)) => {
+                let wall = now.duration_since(at).as_secs_f64();
+                let spent = busy.saturating_sub(before).as_secs_f64();
+                if wall > 0.0 {
+                    (spent / wall * 100.0).clamp(0.0, 100.0)
+                } else {
+                    0.0
+                }
+            }
+            None => 0.0,
+        };
+        *last = Some((now, busy));
+        percent
     }
 
     /// Creates the series of every profile's labels at zero, so dashboards

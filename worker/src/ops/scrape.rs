@@ -8,7 +8,11 @@
 //! * `chunking_outbox_oldest_age_seconds`: age of the oldest of them (0 when
 //!   none);
 //! * `chunking_failures_recorded`: rows in `chunking_failures` (dead-lettered
-//!   messages ever recorded; grows with the dead-letter queue).
+//!   messages ever recorded; grows with the dead-letter queue);
+//! * `chunking_gpu_required`: 1 when a loaded profile sets `gpu_required`;
+//! * `chunking_gpu_utilization_percent`: the share of wall time the
+//!   embedding model spent in inference on the GPU since the previous scrape
+//!   (0 without a GPU, or while it idles).
 //!
 //! The database gauges are left out of a scrape when the database does not
 //! answer within [`DB_TIMEOUT`]: a scrape never hangs on it, and a missing
@@ -21,14 +25,25 @@ use prometheus_client::encoding::text::{encode_eof, encode_registry};
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
+use shared::Embedder;
+
 use crate::context::Context;
 
 /// The names of the scrape-time gauges.
-pub const SCRAPE_GAUGES: [&str; 4] = [MEMORY, OUTBOX_BACKLOG, OUTBOX_AGE, FAILURES];
+pub const SCRAPE_GAUGES: [&str; 6] = [
+    MEMORY,
+    OUTBOX_BACKLOG,
+    OUTBOX_AGE,
+    FAILURES,
+    GPU_REQUIRED,
+    GPU_UTILIZATION,
+];
 const MEMORY: &str = "chunking_memory_bytes";
 const OUTBOX_BACKLOG: &str = "chunking_outbox_backlog";
 const OUTBOX_AGE: &str = "chunking_outbox_oldest_age_seconds";
 const FAILURES: &str = "chunking_failures_recorded";
+const GPU_REQUIRED: &str = "chunking_gpu_required";
+const GPU_UTILIZATION: &str = "chunking_gpu_utilization_percent";
 
 /// How long a scrape waits for the database gauges.
 const DB_TIMEOUT: Duration = Duration::from_secs(1);
@@ -63,6 +78,27 @@ pub async fn render(ctx: &Context) -> String {
             bytes,
         );
     }
+    let chunking = &ctx.settings.chunking;
+    let gpu_required = chunking
+        .engine
+        .profiles()
+        .iter()
+        .any(|p| p.chunker().gpu_required());
+    gauge(
+        &mut scrape,
+        GPU_REQUIRED,
+        "1 when a loaded profile requires a GPU (gpu_required = true)",
+        i64::from(gpu_required),
+    );
+    let busy: Gauge<f64, AtomicU64> = Gauge::default();
+    if let Some(model) = chunking.model.as_ref().filter(|m| m.on_gpu()) {
+        busy.set(ctx.metrics.gpu_busy_percent(model.stats().inference));
+    }
+    scrape.register(
+        GPU_UTILIZATION,
+        "Share of wall time in GPU inference since the previous scrape (0 without a GPU)",
+        busy,
+    );
     let query = sqlx::query_as::<_, (i64, f64, i64)>(
         "SELECT (SELECT count(*) FROM outbox WHERE published_at IS NULL), \
                 coalesce((SELECT extract(epoch FROM now() - created_at)::double precision \
