@@ -78,6 +78,10 @@ pub struct Stats {
     pub cache_hits: u64,
     /// Forward passes.
     pub batches: u64,
+    /// Word pieces of the texts run through the model.
+    pub pieces: u64,
+    /// Positions computed (rows x padded length): `pieces` plus padding.
+    pub padded: u64,
     /// Time in tokenization, forward passes and pooling.
     pub inference: Duration,
 }
@@ -157,6 +161,7 @@ impl MiniLm {
         order.sort_by_key(|&i| (bucket(ids[i].len()), i));
         let mut out = vec![Vec::new(); texts.len()];
         let mut batches = 0;
+        let mut padded = 0;
         let mut at = 0;
         while at < order.len() {
             let len = bucket(ids[order[at]].len());
@@ -168,6 +173,7 @@ impl MiniLm {
                 .take(rows)
                 .collect();
             at += group.len();
+            padded += (group.len() * len) as u64;
             let vectors = self
                 .forward(
                     &group.iter().map(|&i| ids[i].as_slice()).collect::<Vec<_>>(),
@@ -182,6 +188,8 @@ impl MiniLm {
         let mut stats = self.stats.lock().unwrap_or_else(PoisonError::into_inner);
         stats.embedded += texts.len() as u64;
         stats.batches += batches;
+        stats.pieces += ids.iter().map(|i| i.len() as u64).sum::<u64>();
+        stats.padded += padded;
         stats.inference += started.elapsed();
         Ok(out)
     }
@@ -199,26 +207,33 @@ impl MiniLm {
         let mask = Tensor::from_vec(mask, (n, len), &self.device)?;
         let types = input.zeros_like()?;
         let hidden = self.model.forward(&input, &types, Some(&mask))?;
-        let hidden: Vec<Vec<Vec<f32>>> = hidden.to_vec3()?;
-        Ok(hidden
-            .into_iter()
-            .zip(rows)
-            .map(|(states, row)| pool(&states[..row.len()], self.hidden))
+        // One flat copy out of the tensor; each row pooled over its own
+        // positions, in order.
+        let flat: Vec<f32> = hidden.flatten_all()?.to_vec1()?;
+        let h = self.hidden;
+        Ok(rows
+            .iter()
+            .enumerate()
+            .map(|(r, row)| {
+                let mut sum = vec![0f64; h];
+                for p in 0..row.len() {
+                    let at = (r * len + p) * h;
+                    sum.iter_mut()
+                        .zip(&flat[at..at + h])
+                        .for_each(|(a, x)| *a += f64::from(*x));
+                }
+                normalize(&sum, row.len())
+            })
             .collect())
     }
 }
 
-/// Mean over the unpadded positions, then L2 normalisation (in f64, in a
-/// fixed order).
-fn pool(states: &[Vec<f32>], hidden: usize) -> Vec<f32> {
-    let mut acc = vec![0f64; hidden];
-    for s in states {
-        acc.iter_mut().zip(s).for_each(|(a, x)| *a += f64::from(*x));
-    }
-    let n = states.len().max(1) as f64;
-    acc.iter_mut().for_each(|a| *a /= n);
-    let norm = acc.iter().map(|a| a * a).sum::<f64>().sqrt();
-    acc.into_iter()
+/// Mean (sum / count), then L2 normalisation, in f64.
+fn normalize(sum: &[f64], count: usize) -> Vec<f32> {
+    let n = count.max(1) as f64;
+    let mean: Vec<f64> = sum.iter().map(|x| x / n).collect();
+    let norm = mean.iter().map(|a| a * a).sum::<f64>().sqrt();
+    mean.into_iter()
         .map(|a| if norm > 0.0 { (a / norm) as f32 } else { 0.0 })
         .collect()
 }

@@ -175,6 +175,25 @@ pub struct SemanticChunker {
     pub gpu_required: bool,
 }
 
+/// The most bytes of a unit that are embedded: a long table, list or code
+/// block is represented by its opening (about 128 word pieces), which names
+/// its topic; the model would read only its first 256 pieces anyway, and
+/// half the pieces halve the cost.
+pub const EMBED_PREFIX_BYTES: usize = 600;
+
+/// The part of a unit's text that is embedded: the whole text, or its first
+/// [`EMBED_PREFIX_BYTES`] cut back to a character boundary.
+fn embedded_text(t: &str) -> &str {
+    if t.len() <= EMBED_PREFIX_BYTES {
+        return t;
+    }
+    let mut end = EMBED_PREFIX_BYTES;
+    while !t.is_char_boundary(end) {
+        end -= 1;
+    }
+    &t[..end]
+}
+
 /// Embeds every distinct non-heading unit once; `vectors[i]` for unit `i`.
 pub(crate) fn unit_vectors(
     embedder: &dyn Embedder,
@@ -189,7 +208,7 @@ pub(crate) fn unit_vectors(
             which.push(None);
             continue;
         }
-        let t = &text[u.range.clone()];
+        let t = embedded_text(&text[u.range.clone()]);
         let i = *slot.entry(t).or_insert_with(|| {
             distinct.push(t);
             distinct.len() - 1
