@@ -12,12 +12,13 @@
 //! - [`align`]: file offsets → normalized offsets;
 //! - [`dataset`]: loading and checking gold data;
 //! - [`external`]: other systems' chunks (JSONL);
-//! - [`bm25`]: the retriever;
+//! - [`bm25`], [`dense`]: the retrievers (BM25; an embedder's cosine);
 //! - [`metrics`]: the metric functions (unit-tested on hand-checked cases).
 
 pub mod align;
 pub mod bm25;
 pub mod dataset;
+pub mod dense;
 pub mod external;
 pub mod metrics;
 pub mod report;
@@ -213,6 +214,32 @@ pub fn boundary_counts(
     sum
 }
 
+/// The retriever the metrics are measured with.
+#[derive(Debug, Clone, Copy)]
+pub enum Retriever<'e> {
+    /// Okapi BM25 ([`bm25`]).
+    Bm25,
+    /// Cosine over an embedder's vectors ([`dense`]), e.g. all-MiniLM-L6-v2.
+    Dense(&'e dyn shared::Embedder),
+}
+
+impl Retriever<'_> {
+    /// The leaderboard's name for it.
+    pub fn name(&self) -> String {
+        match self {
+            Self::Bm25 => "bm25".into(),
+            Self::Dense(e) => {
+                let id = e.id();
+                if id.starts_with("all-MiniLM-L6-v2") {
+                    "minilm".into()
+                } else {
+                    id.to_owned()
+                }
+            }
+        }
+    }
+}
+
 /// Per-question retrieval metrics summed over `dataset`'s questions:
 /// `(metric name → sum, questions)`.
 pub fn retrieval_sums(
@@ -220,22 +247,32 @@ pub fn retrieval_sums(
     dataset: &Dataset,
     config: &Config,
     embed_text: bool,
-) -> (BTreeMap<String, f64>, usize) {
+    retriever: Retriever<'_>,
+) -> Result<(BTreeMap<String, f64>, usize), EvalError> {
     let mut sums: BTreeMap<String, f64> = BTreeMap::new();
     if dataset.questions.is_empty() {
-        return (sums, 0);
+        return Ok((sums, 0));
     }
-    let index = Bm25::new(output.chunks.iter().map(|c| {
+    let texts = output.chunks.iter().map(|c| {
         if embed_text {
             c.embed_text.as_str()
         } else {
             c.chunk_text.as_str()
         }
-    }));
+    });
+    let embedding = |e: shared::embed::EmbedError| EvalError::Chunking(e.to_string());
+    let (bm25, dense) = match retriever {
+        Retriever::Bm25 => (Some(Bm25::new(texts)), None),
+        Retriever::Dense(e) => (None, Some(dense::Dense::new(e, texts).map_err(embedding)?)),
+    };
     let spans: Vec<ChunkSpan> = output.chunks.iter().map(|c| c.span).collect();
     let depth = config.ks.iter().copied().max().unwrap_or(10).max(10);
     for q in &dataset.questions {
-        let ranked = index.search(&q.question, depth);
+        let ranked = match (&bm25, &dense) {
+            (Some(index), _) => index.search(&q.question, depth),
+            (_, Some(index)) => index.search(&q.question, depth).map_err(embedding)?,
+            (None, None) => Vec::new(),
+        };
         for &k in &config.ks {
             let m = at_k(&spans, &ranked, q.doc, &q.references, k);
             for (name, v) in [
@@ -250,15 +287,17 @@ pub fn retrieval_sums(
         *sums.entry("ndcg@10".into()).or_default() +=
             ndcg(&spans, &ranked, q.doc, &q.references, 10);
     }
-    (sums, dataset.questions.len())
+    Ok((sums, dataset.questions.len()))
 }
 
-/// Evaluates `systems` on `datasets`: one row per system and indexed text.
+/// Evaluates `systems` on `datasets`: one row per system, indexed text and
+/// retriever.
 pub fn evaluate(
     engine: &Engine,
     systems: &[System],
     datasets: &[Dataset],
     config: &Config,
+    retrievers: &[Retriever<'_>],
     mut progress: impl FnMut(&str),
 ) -> Result<Vec<Row>, EvalError> {
     let mut rows = Vec::new();
@@ -300,11 +339,14 @@ pub fn evaluate(
             System::External { .. } => vec![false],
             System::Profile(_) => config.texts.clone(),
         };
-        for &embed in &texts {
+        for (&embed, &retriever) in texts
+            .iter()
+            .flat_map(|t| retrievers.iter().map(move |r| (t, r)))
+        {
             let mut sums: BTreeMap<String, f64> = BTreeMap::new();
             let mut questions = 0;
             for (out, d) in outputs.iter().zip(datasets) {
-                let (s, n) = retrieval_sums(out, d, config, embed);
+                let (s, n) = retrieval_sums(out, d, config, embed, retriever)?;
                 for (k, v) in s {
                     *sums.entry(k).or_default() += v;
                 }
@@ -328,7 +370,7 @@ pub fn evaluate(
                 external: matches!(system, System::External { .. }),
                 experimental,
                 recommended: false,
-                retriever: "bm25".into(),
+                retriever: retriever.name(),
                 text: if embed { "embed_text" } else { "chunk_text" }.into(),
                 boundary_precision: bp,
                 boundary_recall: br,

@@ -23,7 +23,7 @@ pub struct Row {
     /// The recommended row (best on the rank metric among non-experimental
     /// profiles meeting the latency SLO).
     pub recommended: bool,
-    /// The retriever (`bm25`).
+    /// The retriever (`bm25`, `minilm`).
     pub retriever: String,
     /// What was indexed: `embed_text` or `chunk_text`.
     pub text: String,
@@ -58,6 +58,11 @@ pub struct Row {
 }
 
 impl Row {
+    /// `embed_text/bm25`: what was indexed and how it was searched.
+    pub fn text_and_retriever(&self) -> String {
+        format!("{}/{}", self.text, self.retriever)
+    }
+
     /// The value of metric `key` (a column name of the JSON).
     pub fn value(&self, key: &str) -> Option<f64> {
         match key {
@@ -135,7 +140,11 @@ impl Leaderboard {
             let ord = if up { y.total_cmp(&x) } else { x.total_cmp(&y) };
             ord.then_with(|| a.name.cmp(&b.name))
                 .then_with(|| a.text.cmp(&b.text))
+                .then_with(|| a.retriever.cmp(&b.retriever))
         });
+        let mut retrievers: Vec<String> = rows.iter().map(|r| r.retriever.clone()).collect();
+        retrievers.sort();
+        retrievers.dedup();
         if let Some(best) = rows.iter_mut().find(|r| {
             !r.external && !r.experimental && r.latency_p95_ms.is_some_and(|p| p < SLO_P95_MS)
         }) {
@@ -143,7 +152,11 @@ impl Leaderboard {
         }
         Ok(Self {
             dataset,
-            retriever: "bm25".into(),
+            retriever: if retrievers.is_empty() {
+                "bm25".into()
+            } else {
+                retrievers.join(", ")
+            },
             rank_by: rank_by.to_owned(),
             k,
             boundary_tolerance: tolerance,
@@ -198,7 +211,7 @@ impl Leaderboard {
             .max()
             .unwrap_or(4)
             .max(4);
-        let mut out = format!("{:<width$}  {:<10}", "name", "text");
+        let mut out = format!("{:<width$}  {:<17}", "name", "text/retriever");
         for c in &cols {
             let _ = write!(out, " {c:>14}");
         }
@@ -211,7 +224,7 @@ impl Leaderboard {
             } else {
                 ""
             };
-            let _ = write!(out, "{:<width$}  {:<10}", r.name, r.text);
+            let _ = write!(out, "{:<width$}  {:<17}", r.name, r.text_and_retriever());
             for c in &cols {
                 match r.value(c) {
                     Some(v) if c.contains("tokens") || c.starts_with("latency") => {
@@ -267,7 +280,7 @@ impl Leaderboard {
                 table,
                 "<tr{class}><td>{}{badge}</td><td>{}</td>",
                 esc(&r.name),
-                esc(&r.text)
+                esc(&r.text_and_retriever())
             );
             for c in &cols {
                 match r.value(c) {
@@ -302,7 +315,7 @@ tr.rec td{{background:#e3f6e8;font-weight:600}} tr.ext td{{background:#f7f3e8}}
 .wrap{{overflow-x:auto;max-width:100%}} svg{{margin:12px 0;border:1px solid #d6dbe4;background:#fff}}
 </style></head><body>
 <h1>chunk-worker leaderboard</h1>
-<p>Datasets: {dataset}. Retriever: BM25 (k1 1.2, b 0.75). Ranked by <b>{rank}</b>; boundary tolerance &plusmn;{tol} characters. Click a column to sort.</p>
+<p>Datasets: {dataset}. Retrievers: {retrievers} (bm25: k1 1.2, b 0.75; minilm: all-MiniLM-L6-v2 cosine, 256 word pieces of each text). Ranked by <b>{rank}</b>; boundary tolerance &plusmn;{tol} characters. Click a column to sort.</p>
 {chart}
 <div class="wrap">{table}</div>
 <script>
@@ -316,6 +329,7 @@ rows.forEach(function(r){{b.appendChild(r);}});}};}});}})();
 </body></html>
 "#,
             dataset = esc(&self.dataset),
+            retrievers = esc(&self.retriever),
             rank = esc(&self.rank_by),
             tol = self.boundary_tolerance,
         )

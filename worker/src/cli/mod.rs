@@ -266,7 +266,8 @@ pub struct EvalArgs {
     /// Another system's chunks, as NAME=FILE.jsonl (repeatable).
     #[arg(long = "external", value_name = "NAME=FILE.jsonl")]
     pub externals: Vec<String>,
-    /// The retriever: bm25 (minilm comes with the semantic model).
+    /// The retriever: bm25, minilm (all-MiniLM-L6-v2 cosine; needs the model,
+    /// scripts/fetch-model.sh; slow on a CPU: every chunk is embedded), or both.
     #[arg(long, default_value = "bm25", value_parser = ["bm25", "minilm", "both"])]
     pub retriever: String,
     /// Cut-offs of the @K metrics.

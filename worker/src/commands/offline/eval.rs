@@ -21,12 +21,6 @@ pub fn run(
     progress: Progress,
     mut stdout: impl Write,
 ) -> Result<Summary, OfflineError> {
-    if args.retriever != "bm25" {
-        return Err(OfflineError::Usage(format!(
-            "--retriever {}: the MiniLM retriever needs the semantic model (all-MiniLM-L6-v2), which this build does not have yet; use --retriever bm25",
-            args.retriever
-        )));
-    }
     if args.k.is_empty() || args.k.contains(&0) {
         return Err(OfflineError::Usage(
             "--k takes positive cut-offs, e.g. 5,10,20".into(),
@@ -37,7 +31,8 @@ pub fn run(
     let every = args.profiles.is_empty() || args.all;
     let named: Vec<&str> = args.profiles.iter().map(String::as_str).collect();
     let mut semantic = args.select.semantic_settings();
-    semantic.enabled = every && semantic.model_dir.join("model.safetensors").is_file();
+    let dense = args.retriever != "bm25";
+    semantic.enabled = dense || (every && semantic.model_dir.join("model.safetensors").is_file());
     let engine = crate::profiles::load_engine(
         None,
         &args.select.profile_files,
@@ -107,7 +102,17 @@ pub fn run(
     } else {
         ProgressBar::hidden()
     };
-    let rows = evaluation::evaluate(&engine, &systems, &datasets, &config, |name| {
+    let mut retrievers = Vec::new();
+    if args.retriever != "minilm" {
+        retrievers.push(evaluation::Retriever::Bm25);
+    }
+    if dense {
+        let model = engine.embedder().ok_or_else(|| {
+            OfflineError::Usage("--retriever minilm needs the embedding model".into())
+        })?;
+        retrievers.push(evaluation::Retriever::Dense(model));
+    }
+    let rows = evaluation::evaluate(&engine, &systems, &datasets, &config, &retrievers, |name| {
         bar.set_message(name.to_owned());
         bar.inc(1);
     })

@@ -115,6 +115,9 @@ pub fn listing(engine: &Engine) -> String {
                 " (experimental, disabled)"
             });
         }
+        if p.chunker().needs_embedder() && engine.embedder().is_none() {
+            flags.push_str(" (needs the embedding model: scripts/fetch-model.sh)");
+        }
         out.push_str(&format!(
             "{:<width$}  strategy={} tokenizer={} granularity={} target={} hard_max={} source={}{flags}  {}  params: {}\n",
             p.name,
