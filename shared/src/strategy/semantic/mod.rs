@@ -363,6 +363,29 @@ mod tests {
     }
 
     #[test]
+    fn documents_without_sentences_are_cut_at_rows_and_lines_under_the_max() {
+        let engine = toy_engine();
+        let table = format!(
+            "| region | q1 | q2 |\n|---|---|---|\n{}",
+            "| north-east-territories | 1,234,567 | 2,345,678 |\n".repeat(120)
+        );
+        let code = format!("```rust\n{}```\n", "let value = compute(input, 42);\n".repeat(200));
+        for doc in [table, code, String::new(), "|".to_owned()] {
+            let out = engine
+                .chunk(doc.as_bytes(), &DocumentMeta::default(), Some("semantic-v1"))
+                .unwrap();
+            assert!(out.chunks.iter().all(|c| c.token_count <= 520));
+            for c in &out.chunks {
+                let first = c.chunk_text.lines().next().unwrap_or("");
+                assert!(
+                    first.starts_with('|') || first.starts_with("let") || first.starts_with("```"),
+                    "cut inside a row or line: {first:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn without_an_embedder_the_profile_is_refused_naming_the_fix() {
         let engine = Engine::builtin().unwrap();
         let err = engine.profile(Some("semantic-v1")).unwrap_err();
