@@ -305,6 +305,22 @@ pub(crate) fn lexical_coherence(units: &[Unit], text: &str, window: usize) -> Ve
     window_coherence(units, &refs, window)
 }
 
+/// The chunks of a lexical topic strategy (`texttiling`, `c99`): units,
+/// candidates from `segment` per section, word-overlap coherence for the
+/// over-max cuts, packing.
+pub(crate) fn lexical_chunks(
+    input: &crate::strategy::ChunkInput<'_>,
+    sizes: PackLimits,
+    segment: impl Fn(&[&str]) -> Vec<usize>,
+) -> Vec<crate::chunk::record::Chunk> {
+    let text = input.doc.text.as_str();
+    let units = units(input.blocks, input.tokens, sizes.hard_max_tokens);
+    let candidate = section_candidates(&units, text, segment);
+    let coherence = lexical_coherence(&units, text, 3);
+    let spans = pack(&units, &candidate, &coherence, input.tokens, sizes);
+    crate::chunk::span::chunks_from_spans(input, &spans, true)
+}
+
 /// Sizes the packer keeps.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PackLimits {

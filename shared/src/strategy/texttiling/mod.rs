@@ -7,8 +7,7 @@
 use std::sync::Arc;
 
 use crate::chunk::record::Chunk;
-use crate::chunk::span::chunks_from_spans;
-use crate::chunk::topic::{lexical_coherence, pack, section_candidates, units, PackLimits};
+use crate::chunk::topic::{lexical_chunks, PackLimits};
 use crate::error::ChunkError;
 use crate::segment::{texttiling, Cutoff, TextTilingParams};
 use crate::strategy::params::{ParamError, Params};
@@ -113,12 +112,7 @@ impl Chunker for TextTilingChunker {
     }
 
     fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError> {
-        let text = input.doc.text.as_str();
-        let units = units(input.blocks, input.tokens, self.sizes.hard_max_tokens);
-        let candidate = section_candidates(&units, text, |s| texttiling(s, &self.params));
-        let coherence = lexical_coherence(&units, text, 3);
-        let spans = pack(&units, &candidate, &coherence, input.tokens, self.sizes);
-        Ok(chunks_from_spans(input, &spans, true))
+        Ok(lexical_chunks(input, self.sizes, |s| texttiling(s, &self.params)))
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
