@@ -389,7 +389,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             (doc.profile.as_str(), doc.chunker_version.as_str()),
-            ("spec-v1", "structural:1.1.0")
+            ("spec-v1", "structural:1.2.0")
         );
     }
 }

@@ -9,27 +9,52 @@ use crate::profile::{BreadcrumbMode, Profile};
 use crate::strategy::ChunkInput;
 use crate::tokens::{DocumentTokens, TokenCounter};
 
+/// A heading longer than this (characters) is not a title (a figure
+/// caption that a stray `=` line made a setext H1, say).
+const TITLE_MAX_CHARS: usize = 200;
+/// Content (bytes of non-heading blocks) allowed before the H1 that titles a
+/// document: badges, a one-line summary; a later H1 is a section.
+const CONTENT_BEFORE_TITLE: usize = 300;
+
 /// The document's title for breadcrumbs (seed 002 `fileTitle`): the
-/// metadata title, else the first non-empty H1, else the file name without
-/// its extension.
+/// metadata title, else an H1 among the first blocks (at most
+/// [`CONTENT_BEFORE_TITLE`] bytes of content before it, at most
+/// [`TITLE_MAX_CHARS`] characters long), else the file name without its
+/// extension.
 pub(crate) fn document_title(meta: &DocumentMeta, blocks: &[Block]) -> Option<String> {
     let non_empty = |t: &&String| !t.trim().is_empty();
     meta.title
         .as_ref()
         .filter(non_empty)
         .cloned()
-        .or_else(|| {
-            blocks
-                .iter()
-                .find(|b| b.kind == BlockKind::Heading { level: 1 } && !b.heading_text.is_empty())
-                .map(|b| b.heading_text.clone())
-        })
+        .or_else(|| leading_h1(blocks))
         .or_else(|| {
             let path = meta.file_path.as_deref()?;
             let name = path.rsplit(['/', '\\']).next()?;
             let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
             (!stem.is_empty()).then(|| stem.to_owned())
         })
+}
+
+/// The first H1 before any substantial content, if it reads as a title.
+fn leading_h1(blocks: &[Block]) -> Option<String> {
+    let mut content = 0usize;
+    for b in blocks {
+        match b.kind {
+            BlockKind::Heading { level: 1 } if !b.heading_text.trim().is_empty() => {
+                return (b.heading_text.chars().count() <= TITLE_MAX_CHARS)
+                    .then(|| b.heading_text.clone());
+            }
+            BlockKind::Heading { .. } | BlockKind::FrontMatter | BlockKind::ThematicBreak => {}
+            _ => {
+                content += b.range.len();
+                if content > CONTENT_BEFORE_TITLE {
+                    return None;
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Everything record building needs besides the pieces.
@@ -198,5 +223,46 @@ fn embed_text(
         chunk_text.to_owned()
     } else {
         format!("{}\n\n{chunk_text}", crumb.join(" > "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::markdown::parse_blocks;
+
+    fn title(md: &str, file: Option<&str>) -> Option<String> {
+        let meta = DocumentMeta {
+            file_path: file.map(str::to_owned),
+            ..DocumentMeta::default()
+        };
+        document_title(&meta, &parse_blocks(md))
+    }
+
+    #[test]
+    fn an_h1_at_the_top_titles_the_document() {
+        assert_eq!(
+            title("[![badge](x.svg)](y)\n\n# Guide\n\nText.\n", None).as_deref(),
+            Some("Guide")
+        );
+        assert_eq!(
+            title("## Intro\n\n# Real\n\nText.\n", None).as_deref(),
+            Some("Real")
+        );
+    }
+
+    #[test]
+    fn a_late_setext_h1_is_not_the_title() {
+        // Issue 17: a stray `=` under a long caption far into a paper.
+        let body = "Plain paragraph text of the paper. ".repeat(40);
+        let caption = "Figure 3: a caption that goes on ".repeat(18);
+        let md = format!("{body}\n\n{caption}\n=\n\nMore text.\n");
+        assert_eq!(
+            title(&md, Some("papers/attention.md")).as_deref(),
+            Some("attention")
+        );
+        // Early, but a paragraph's length: still not a title.
+        let md = format!("{caption}\n=\n\nText.\n");
+        assert_eq!(title(&md, None), None);
     }
 }

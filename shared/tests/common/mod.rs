@@ -201,6 +201,7 @@ pub fn invariant_violations(
                 "{at}: own span does not follow the previous one (prev end {prev_end:?})"
             ));
         }
+        let before = prev_start.zip(prev_end);
         prev_start = Some(bs);
         prev_end = Some(be);
         let cs = char_offset(normalized, &mut cursor, bs);
@@ -230,6 +231,21 @@ pub fn invariant_violations(
             continue;
         }
         let prefix = &c.chunk_text[..prefix_bytes];
+        // Issue 17: overlap copies at most half of the previous chunk's own
+        // text (structural; the whitespace between them may add a token).
+        if level == Level::Full && !prefix.is_empty() {
+            if let Some((ps, pe)) = before {
+                let prev_tokens = reference_tokens(profile.tokenizer, &normalized[ps..pe]);
+                let copied = reference_tokens(profile.tokenizer, prefix.trim_end());
+                if copied * 2 > prev_tokens + 1
+                    && matches!(c.chunk_type, ChunkType::Paragraph | ChunkType::Mixed)
+                {
+                    v.push(format!(
+                        "{at}: overlap of {copied} tokens is more than half of the previous chunk's {prev_tokens}"
+                    ));
+                }
+            }
+        }
         let middle = &c.chunk_text[prefix_bytes..c.chunk_text.len() - suffix_bytes];
         let suffix = &c.chunk_text[c.chunk_text.len() - suffix_bytes..];
         if middle != own {

@@ -48,8 +48,9 @@ impl Strategy for MarkdownHeaders {
         "markdown_headers"
     }
 
+    /// 1.1.0: the breadcrumb title is an H1 before substantial content only.
     fn version(&self) -> &'static str {
-        "1.0.0"
+        "1.1.0"
     }
 
     fn summary(&self) -> &'static str {

@@ -4,7 +4,8 @@
 //! same heading path, and does not start with a heading, gets overlap; it is
 //! copied from the trailing paragraph text of the previous chunk (never from
 //! a list, quote, table or code), starts at a sentence start where the
-//! profile asks for that, and never pushes the chunk past the hard max. The
+//! profile asks for that, never copies more than half of the previous
+//! chunk's own text, and never pushes the chunk past the hard max. The
 //! overlap is the document text right before the chunk's own span, so the
 //! chunk text stays one contiguous slice of the document.
 
@@ -94,6 +95,19 @@ pub(crate) fn add_overlap(
                     .unwrap_or(prev.own.end)
             }
         };
+        // Never more than half of the previous chunk's own text (issue 17:
+        // a 14-token chunk came back whole as the next one's overlap): the
+        // start moves to a sentence (else word) start inside the second half.
+        let half = tokens.count(prev.own.clone()) / 2;
+        let mut start = start;
+        if start < prev.own.end && tokens.count(start..prev.own.end) > half {
+            let p = tokens.tail_start(prev.own.start, prev.own.end, half);
+            start = first_sentence_start_at_or_after(text, source, p, prev.own.end)
+                .unwrap_or_else(|| word_start_at_or_after(text, p, prev.own.end));
+            if half == 0 || tokens.count(start..prev.own.end) > half {
+                continue;
+            }
+        }
         if start < prev.own.end && tokens.count(start..cur.own.end) <= params.hard_max_tokens {
             cur.prefix = Prefix::Overlap(start);
         }
