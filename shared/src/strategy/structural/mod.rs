@@ -10,6 +10,7 @@
 
 mod overlap;
 mod pack;
+mod stubs;
 
 use std::sync::Arc;
 
@@ -23,6 +24,7 @@ use crate::tokens::TokenCounter;
 
 use overlap::add_overlap;
 use pack::pack;
+use stubs::merge_stubs;
 
 /// How much of the previous chunk a prose chunk repeats at its start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -213,7 +215,9 @@ impl Strategy for Structural {
     /// headings that fill half the budget (a 1,700-token setext heading
     /// went over it); both found by the property tests under other seeds.
     /// 1.2.0: the breadcrumb title is an H1 before substantial content only
-    /// (issue 17: a late setext caption had become the title).
+    /// (issue 17: a late setext caption had become the title); overlap
+    /// copies at most half of the previous chunk; a stub (under 8 tokens)
+    /// joins a neighbour.
     fn version(&self) -> &'static str {
         "1.2.0"
     }
@@ -311,7 +315,8 @@ impl Chunker for StructuralChunker {
         packing.hard_max_tokens = profile.hard_max_tokens.saturating_sub(reserve);
         packing.soft_max_tokens = profile.soft_max_tokens.min(packing.hard_max_tokens);
         packing.target_tokens = profile.target_tokens.min(packing.soft_max_tokens);
-        let mut pieces = pack(text, input.blocks, input.tokens, &packing);
+        let pieces = pack(text, input.blocks, input.tokens, &packing);
+        let mut pieces = merge_stubs(pieces, input.tokens, packing.hard_max_tokens);
         add_overlap(&mut pieces, input.tokens, &packing);
         let ctx = BuildContext::new(
             input,
@@ -400,12 +405,15 @@ mod tests {
 
     #[test]
     fn a_short_list_after_prose_merges_and_the_list_exit_starts_a_new_chunk() {
-        let md = "Steps:\n\n- one\n- two\n\nAfter the list.\n\n1. first\n\n* bullet\n";
+        let md = "Follow these steps to set up the project:\n\n- one\n- two\n\nAfter the list come the numbered steps.\n\n1. first\n\n* a bullet long enough not to be a stub\n";
         let c = chunks(md, &no_overlap());
         let types: Vec<_> = c.iter().map(|c| c.chunk_type).collect();
         assert_eq!(types, [ChunkType::Mixed, ChunkType::Mixed, ChunkType::List]);
         assert!(c[0].chunk_text.ends_with("- two"));
-        assert_eq!(c[1].chunk_text, "After the list.\n\n1. first");
+        assert_eq!(
+            c[1].chunk_text,
+            "After the list come the numbered steps.\n\n1. first"
+        );
     }
 
     #[test]
@@ -529,6 +537,25 @@ mod tests {
             "first chunk has {} tokens",
             c[0].token_count
         );
+    }
+
+    #[test]
+    fn a_stub_joins_a_neighbour_but_never_crosses_a_heading_or_a_break() {
+        // Issue 17: `+ k` (an equation fragment read as a list) after a
+        // chunk near the hard max stood alone; an HTML comment did too.
+        let md = format!("{}\n\n+ k\n", sentences(8, "body"));
+        let c = chunks(&md, &no_overlap());
+        assert!(c.iter().all(|c| c.token_count >= 8), "{c:#?}");
+        assert!(c.last().unwrap().chunk_text.ends_with("+ k"));
+        let md = format!("<!-- refs -->\n\n{}", sentences(3, "ref"));
+        let c = chunks(&md, &no_overlap());
+        assert_eq!(c.len(), 1);
+        assert!(c[0].chunk_text.starts_with("<!-- refs -->"));
+        // A short section keeps its chunk; a break stays a boundary.
+        let c = chunks("# A\n\nSome text under A here.\n\n## B\n\nTiny.\n", &no_overlap());
+        assert_eq!(c.last().unwrap().chunk_text, "## B\n\nTiny.");
+        let c = chunks("Long enough text before.\n\n***\n\nTiny.\n", &no_overlap());
+        assert_eq!(c.last().unwrap().chunk_text, "Tiny.");
     }
 
     #[test]
