@@ -220,9 +220,54 @@ fn embed_text(
         BreadcrumbMode::Conditional => title.filter(|_| !title_is_first).into_iter().collect(),
     };
     if crumb.is_empty() {
-        chunk_text.to_owned()
+        return chunk_text.to_owned();
+    }
+    let crumb = fit_breadcrumb(&crumb, &ctx.tokens.counter(), BREADCRUMB_MAX_TOKENS);
+    format!("{crumb}\n\n{chunk_text}")
+}
+
+/// The most tokens a breadcrumb takes in `embed_text` (issue 17: long
+/// headings and captions crowded a small embedder's window).
+pub(crate) const BREADCRUMB_MAX_TOKENS: usize = 32;
+/// A breadcrumb part longer than this is shortened (with an ellipsis).
+const PART_MAX_TOKENS: usize = 12;
+
+/// `parts` joined with `" > "`, within `budget` tokens: long parts are
+/// shortened to their first words and an ellipsis, then the shallowest
+/// parts dropped (the deepest levels are kept), then the last one cut.
+pub(crate) fn fit_breadcrumb(parts: &[&str], counter: &dyn TokenCounter, budget: usize) -> String {
+    let shorten = |part: &str, max: usize| -> String {
+        if counter.count(part) <= max {
+            return part.to_owned();
+        }
+        let mut out = String::new();
+        for word in part.split_whitespace() {
+            let candidate = if out.is_empty() {
+                word.to_owned()
+            } else {
+                format!("{out} {word}")
+            };
+            if counter.count(&candidate) + 1 > max {
+                break;
+            }
+            out = candidate;
+        }
+        if out.is_empty() {
+            // One long word: keep its first characters.
+            out = part.chars().take(16).collect();
+        }
+        out.push('…');
+        out
+    };
+    let mut kept: Vec<String> = parts.iter().map(|p| shorten(p, PART_MAX_TOKENS)).collect();
+    while kept.len() > 1 && counter.count(&kept.join(" > ")) > budget {
+        kept.remove(0);
+    }
+    let joined = kept.join(" > ");
+    if counter.count(&joined) <= budget {
+        joined
     } else {
-        format!("{}\n\n{chunk_text}", crumb.join(" > "))
+        shorten(&joined, budget)
     }
 }
 
@@ -249,6 +294,34 @@ mod tests {
             title("## Intro\n\n# Real\n\nText.\n", None).as_deref(),
             Some("Real")
         );
+    }
+
+    #[test]
+    fn breadcrumbs_keep_within_the_budget_and_keep_the_deepest_levels() {
+        let counter = crate::tokens::TokenizerKind::Cl100kBase.counter();
+        let short = fit_breadcrumb(&["Guide", "Install", "Linux"], &counter, 32);
+        assert_eq!(short, "Guide > Install > Linux");
+        let caption = "Figure 3: a caption that goes on and on about the experiment ".repeat(4);
+        let long = fit_breadcrumb(
+            &[&caption, "Results", "Ablation of the encoder"],
+            &counter,
+            32,
+        );
+        assert!(counter.count(&long) <= 32, "{long}");
+        assert!(
+            long.ends_with("Results > Ablation of the encoder"),
+            "{long}"
+        );
+        assert!(long.contains('…'), "{long}");
+        let deep: Vec<String> = (0..12).map(|i| format!("Level {i} heading")).collect();
+        let refs: Vec<&str> = deep.iter().map(String::as_str).collect();
+        let fitted = fit_breadcrumb(&refs, &counter, 32);
+        assert!(
+            counter.count(&fitted) <= 32 && fitted.ends_with("Level 11 heading"),
+            "{fitted}"
+        );
+        let one = fit_breadcrumb(&["x".repeat(400).as_str()], &counter, 32);
+        assert!(counter.count(&one) <= 32, "{one}");
     }
 
     #[test]
