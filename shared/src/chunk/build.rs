@@ -219,6 +219,8 @@ fn embed_text(
         }
         BreadcrumbMode::Conditional => title.filter(|_| !title_is_first).into_iter().collect(),
     };
+    // An empty heading (`#` alone) adds nothing to a breadcrumb.
+    let crumb: Vec<&str> = crumb.into_iter().filter(|p| !p.trim().is_empty()).collect();
     if crumb.is_empty() {
         return chunk_text.to_owned();
     }

@@ -216,6 +216,28 @@ pub fn invariant_violations(
         if own.trim().is_empty() {
             v.push(format!("{at}: own span is only whitespace"));
         }
+        // embed_text is the chunk text, or a breadcrumb of at most 32
+        // tokens, a blank line, and the chunk text (issue 17).
+        if c.embed_text != c.chunk_text {
+            match c
+                .embed_text
+                .strip_suffix(c.chunk_text.as_str())
+                .and_then(|head| head.strip_suffix("\n\n"))
+            {
+                Some(crumb) => {
+                    let n = reference_tokens(profile.tokenizer, crumb);
+                    if n > 32 || crumb.trim().is_empty() {
+                        v.push(format!(
+                            "{at}: breadcrumb of {n} tokens: {:?}",
+                            head(crumb, 60)
+                        ));
+                    }
+                }
+                None => v.push(format!(
+                    "{at}: embed_text is not breadcrumb + blank line + chunk_text"
+                )),
+            }
+        }
 
         // chunk_text == prefix + own + suffix.
         let prefix_bytes = prefix_len_bytes(&c.chunk_text, c.overlap_prefix_chars as usize);
