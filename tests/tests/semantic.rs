@@ -7,7 +7,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde_json::Value;
 use shared::{DocumentMeta, Engine};
 use tests::{config_dir, message, sample_markdown, Options, TestApp};
 use worker::config::Settings;
@@ -76,7 +75,6 @@ async fn documents_are_stored_with_semantic_v1_when_it_is_configured() -> R {
     .await?;
     assert_eq!(stored.len(), ids.len());
     assert!(stored.iter().all(|(_, p)| p == "semantic-v1"));
-    let _: Value = event;
     app.cleanup().await
 }
 

@@ -127,7 +127,8 @@ fn only_breaks(blocks: &[Block], own: &Range<usize>) -> bool {
         })
 }
 
-fn trim_range(text: &str, r: Range<usize>) -> Range<usize> {
+/// `r` without leading and trailing whitespace.
+pub(crate) fn trim_range(text: &str, r: Range<usize>) -> Range<usize> {
     let s = &text[r.clone()];
     let start = r.start + (s.len() - s.trim_start().len());
     let end = r.end - (s.len() - s.trim_end().len());

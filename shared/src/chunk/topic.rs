@@ -22,6 +22,7 @@
 
 use std::ops::Range;
 
+use crate::chunk::span::trim_range;
 use crate::embed::cosine;
 use crate::markdown::{Block, BlockKind};
 use crate::normalize::front_matter_len;
@@ -58,13 +59,6 @@ pub(crate) const GLUED: f32 = f32::INFINITY;
 /// Coherence of a gap before a heading: the weakest of all.
 pub(crate) const HEADING_GAP: f32 = -1.0;
 
-fn trimmed(text: &str, r: Range<usize>) -> Range<usize> {
-    let s = &text[r.clone()];
-    let start = r.start + (s.len() - s.trim_start().len());
-    let end = r.end - (s.len() - s.trim_end().len());
-    start..end.max(start)
-}
-
 /// The document's units, in order. Front matter and thematic breaks are not
 /// units (the span builder carries their text along).
 pub(crate) fn units(blocks: &[Block], tokens: &DocumentTokens<'_>, hard_max: usize) -> Vec<Unit> {
@@ -87,10 +81,10 @@ pub(crate) fn units(blocks: &[Block], tokens: &DocumentTokens<'_>, hard_max: usi
         let ranges: Vec<Range<usize>> = if kind == UnitKind::Sentence {
             sentence_spans(&text[b.range.clone()])
                 .into_iter()
-                .map(|s| trimmed(text, b.range.start + s.start..b.range.start + s.end))
+                .map(|s| trim_range(text, b.range.start + s.start..b.range.start + s.end))
                 .collect()
         } else {
-            vec![trimmed(text, b.range.clone())]
+            vec![trim_range(text, b.range.clone())]
         };
         for r in ranges.into_iter().filter(|r| !r.is_empty()) {
             for part in fit_unit(tokens, r, hard_max) {
@@ -122,7 +116,7 @@ fn fit_unit(tokens: &DocumentTokens<'_>, r: Range<usize>, max: usize) -> Vec<Ran
     let mut out = Vec::new();
     let mut open: Option<Range<usize>> = None;
     let push = |out: &mut Vec<Range<usize>>, piece: Range<usize>| {
-        let piece = trimmed(text, piece);
+        let piece = trim_range(text, piece);
         if !piece.is_empty() {
             out.push(piece);
         }

@@ -363,15 +363,7 @@ mod tests {
                     ..C99Params::default()
                 },
             );
-            let near = |a: usize, b: usize| a.abs_diff(b) <= 1;
-            let hit = truth
-                .iter()
-                .filter(|&&t| found.iter().any(|&f| near(f, t)))
-                .count();
-            let extra = found
-                .iter()
-                .filter(|&&f| !truth.iter().any(|&t| near(f, t)))
-                .count();
+            let (hit, extra) = crate::segment::fixtures::hits(&found, &truth);
             eprintln!(
                 "window {max_window}: {hit} of {} hit, {extra} extra",
                 truth.len()

@@ -167,9 +167,8 @@ pub(crate) mod fixtures {
         join(&[BAKING_RU, SPACE_RU, HOCKEY_RU])
     }
 
-    /// Asserts that `found` hits all but at most one of `truth` within one
-    /// sentence and holds at most two boundaries that match no true one.
-    pub(crate) fn assert_close(found: &[usize], truth: &[usize]) {
+    /// `(true boundaries found within one sentence, found ones matching none)`.
+    pub(crate) fn hits(found: &[usize], truth: &[usize]) -> (usize, usize) {
         let near = |a: usize, b: usize| a.abs_diff(b) <= 1;
         let hit = truth
             .iter()
@@ -179,6 +178,13 @@ pub(crate) mod fixtures {
             .iter()
             .filter(|&&f| !truth.iter().any(|&t| near(f, t)))
             .count();
+        (hit, extra)
+    }
+
+    /// Asserts that `found` hits all but at most one of `truth` within one
+    /// sentence and holds at most two boundaries that match no true one.
+    pub(crate) fn assert_close(found: &[usize], truth: &[usize]) {
+        let (hit, extra) = hits(found, truth);
         assert!(
             hit + 1 >= truth.len() && extra <= 2,
             "found {found:?}, truth {truth:?}: {hit} hit, {extra} extra"

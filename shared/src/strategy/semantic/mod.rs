@@ -194,12 +194,16 @@ fn embedded_text(t: &str) -> &str {
     &t[..end]
 }
 
-/// Embeds every distinct non-heading unit once; `vectors[i]` for unit `i`.
+/// The distinct vectors of a document, and which one each unit has.
+type UnitVectors = (Vec<Vec<f32>>, Vec<Option<usize>>);
+
+/// Embeds every distinct non-heading unit once: the distinct vectors, and
+/// for each unit the index of its vector (none for headings).
 pub(crate) fn unit_vectors(
     embedder: &dyn Embedder,
     text: &str,
     units: &[Unit],
-) -> Result<Vec<Option<Vec<f32>>>, ChunkError> {
+) -> Result<UnitVectors, ChunkError> {
     let mut slot: HashMap<&str, usize> = HashMap::new();
     let mut distinct: Vec<&str> = Vec::new();
     let mut which = Vec::with_capacity(units.len());
@@ -226,10 +230,7 @@ pub(crate) fn unit_vectors(
             distinct.len()
         )));
     }
-    Ok(which
-        .into_iter()
-        .map(|w| w.map(|i| vectors[i].clone()))
-        .collect())
+    Ok((vectors, which))
 }
 
 impl Chunker for SemanticChunker {
@@ -268,8 +269,11 @@ impl Chunker for SemanticChunker {
             })?;
         let text = input.doc.text.as_str();
         let units = units(input.blocks, input.tokens, self.sizes.hard_max_tokens);
-        let vectors = unit_vectors(embedder, text, &units)?;
-        let refs: Vec<Option<&[f32]>> = vectors.iter().map(|v| v.as_deref()).collect();
+        let (vectors, which) = unit_vectors(embedder, text, &units)?;
+        let refs: Vec<Option<&[f32]>> = which
+            .iter()
+            .map(|w| w.map(|i| vectors[i].as_slice()))
+            .collect();
         let coherence = window_coherence(&units, &refs, self.window);
         let candidate = match self.breakpoint {
             Breakpoint::Threshold => threshold_candidates(&coherence, self.tau_coh as f32),
