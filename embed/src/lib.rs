@@ -20,6 +20,7 @@
 mod cache;
 pub mod error;
 mod load;
+mod window;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -34,6 +35,7 @@ use tokenizers::Tokenizer;
 use cache::VectorCache;
 pub use error::{LoadError, FETCH_HINT};
 pub use load::{MAX_WORD_PIECES, MODEL_SHA256};
+pub use window::TokenizerFile;
 
 /// Where the fetch script puts the model, relative to the repository root.
 pub const DEFAULT_MODEL_DIR: &str = "models/all-MiniLM-L6-v2";

@@ -37,6 +37,32 @@ pub trait Embedder: Send + Sync + fmt::Debug {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
 }
 
+/// Counts text in an embedder's own tokens, its special tokens included:
+/// how much of a chunk's `embed_text` the embedder reads (issue 17: a small
+/// embedder reads 256 word pieces, budgets are in cl100k). The WordPiece /
+/// BPE file counter lives in the `embed` crate; OpenAI-style embedders count
+/// in cl100k/o200k ([`BpeWindow`]).
+pub trait EmbedTokenizer: Send + Sync + fmt::Debug {
+    /// What it counts in, for messages (`cl100k_base`, a file name).
+    fn id(&self) -> &str;
+    /// Tokens of `text` as the embedder reads it.
+    fn count(&self, text: &str) -> usize;
+}
+
+/// An OpenAI-style embedder's window: text counted in cl100k/o200k.
+#[derive(Debug, Clone, Copy)]
+pub struct BpeWindow(pub crate::tokens::TokenizerKind);
+
+impl EmbedTokenizer for BpeWindow {
+    fn id(&self) -> &str {
+        self.0.name()
+    }
+    fn count(&self, text: &str) -> usize {
+        use crate::tokens::TokenCounter;
+        self.0.counter().count(text)
+    }
+}
+
 /// Cosine similarity of two vectors (0 when either is zero).
 pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     let (mut dot, mut na, mut nb) = (0f64, 0f64, 0f64);

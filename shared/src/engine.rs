@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::chunk::record::{Chunk, DocumentMeta};
 use crate::chunk::validate::validate;
-use crate::embed::Embedder;
+use crate::embed::{EmbedTokenizer, Embedder};
 use crate::error::ChunkError;
 use crate::markdown::parse_blocks;
 use crate::normalize::{normalize, NormalizedDocument};
@@ -41,9 +41,22 @@ pub struct EngineBuilder {
     sources: Vec<(ProfileOrigin, String)>,
     experimental: bool,
     embedder: Option<Arc<dyn Embedder>>,
+    window_tokenizers: Vec<(String, Arc<dyn EmbedTokenizer>)>,
 }
 
 impl EngineBuilder {
+    /// The counter of an `[embedder] tokenizer` that is not cl100k/o200k:
+    /// `spelling` is how profiles name it (`model`, a `tokenizer.json`
+    /// path), `counter` the loaded tokenizer (the `embed` crate's).
+    pub fn window_tokenizer(
+        mut self,
+        spelling: impl Into<String>,
+        counter: Arc<dyn EmbedTokenizer>,
+    ) -> Self {
+        self.window_tokenizers.push((spelling.into(), counter));
+        self
+    }
+
     /// The sentence embedder semantic profiles use (the `embed` crate's
     /// model, or a [`crate::ToyEmbedder`] in tests).
     pub fn embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
@@ -83,10 +96,14 @@ impl EngineBuilder {
 
     /// Parses and checks every profile. A profile with `gpu_required` and
     /// no GPU embedder stops the build (`GpuRequired`).
-    pub fn build(self) -> Result<Engine, ChunkError> {
+    pub fn build(mut self) -> Result<Engine, ChunkError> {
         let registry = self.registry.clone();
         let (experimental, embedder) = (self.experimental, self.embedder.clone());
-        let profiles = self.profile_set()?;
+        let window_tokenizers = std::mem::take(&mut self.window_tokenizers);
+        let mut profiles = self.profile_set()?;
+        for (spelling, counter) in &window_tokenizers {
+            profiles.attach_window_tokenizer(spelling, counter);
+        }
         for p in profiles.iter().filter(|p| p.chunker().gpu_required()) {
             let reason = match &embedder {
                 None => "no sentence-embedding model is loaded".to_owned(),
@@ -140,6 +157,7 @@ impl Engine {
             sources: Vec::new(),
             experimental: false,
             embedder: None,
+            window_tokenizers: Vec::new(),
         }
     }
 
@@ -192,6 +210,7 @@ impl Engine {
         profile: Option<&str>,
     ) -> Result<ChunkedDocument, ChunkError> {
         let profile = self.profile(profile)?;
+        window_ready(profile)?;
         let doc = normalize(markdown)?;
         let kind = profile.tokenizer;
         let mut cache = self.take_cache(kind);
@@ -241,6 +260,7 @@ pub fn chunk_document(
             strategy: profile.strategy.clone(),
         });
     }
+    window_ready(profile)?;
     let tokens = DocumentTokens::new(profile.tokenizer.counter(), &doc.text);
     let chunks = chunk_with_tokens(doc, &tokens, meta, profile, embedder)?;
     Ok(ChunkedDocument {
@@ -250,6 +270,17 @@ pub fn chunk_document(
         chunker_version: profile.chunker_version.clone(),
         tokenizer: profile.tokenizer.name(),
     })
+}
+
+/// A profile fitted to an embedder needs that embedder's counter.
+fn window_ready(profile: &Profile) -> Result<(), ChunkError> {
+    match &profile.embedder {
+        Some(w) if w.counter().is_none() => Err(ChunkError::WindowTokenizerMissing {
+            profile: profile.name.clone(),
+            tokenizer: w.tokenizer.spelling(),
+        }),
+        _ => Ok(()),
+    }
 }
 
 fn chunk_with_tokens(

@@ -119,6 +119,15 @@ pub enum ChunkError {
         /// Its strategy.
         strategy: String,
     },
+    /// The profile's `[embedder]` names a tokenizer file (or the model's)
+    /// that the caller did not load.
+    #[error("profile {profile:?} fits chunks to an embedder counted with the tokenizer {tokenizer:?}, which is not loaded; for \"model\" run scripts/fetch-model.sh and set semantic.model_dir (CLI: --model-dir), for a file check the path")]
+    WindowTokenizerMissing {
+        /// The profile's name.
+        profile: String,
+        /// The `[embedder] tokenizer` spelling.
+        tokenizer: String,
+    },
     /// A `gpu_required` profile and no CUDA device (seed 001
     /// `gpu_semantic_checks`): the engine refuses to build rather than fall
     /// back to the CPU.
@@ -147,7 +156,8 @@ impl ChunkError {
             Self::InvalidUtf8 { .. } => ErrorCode::InvalidUtf8,
             Self::UnknownProfile { .. }
             | Self::ExperimentalDisabled { .. }
-            | Self::EmbedderMissing { .. } => ErrorCode::UnknownProfile,
+            | Self::EmbedderMissing { .. }
+            | Self::WindowTokenizerMissing { .. } => ErrorCode::UnknownProfile,
             // Start-up refusals, and a failing model: not the sender's fault.
             Self::GpuRequired { .. } | Self::Embedding(_) => ErrorCode::Internal,
             // A broken built-in profile or strategy table is our bug, not the sender's.

@@ -9,6 +9,8 @@
 //! does no I/O). [`Profile::to_toml`] prints a profile in the same format, with
 //! every parameter spelled out, so a printed profile loads again.
 
+pub mod window;
+
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -19,6 +21,8 @@ use crate::error::ChunkError;
 use crate::strategy::params::Params;
 use crate::strategy::{Chunker, Limits, Registry, Rules};
 use crate::tokens::TokenizerKind;
+
+pub use window::{EmbedderWindow, WindowTokenizer};
 
 /// The profile used when none is named.
 pub const DEFAULT_PROFILE: &str = "spec-v1";
@@ -108,6 +112,9 @@ pub struct Profile {
     pub experimental: bool,
     /// `strategy:version` (`structural:1.0.0`), recorded on every chunk.
     pub chunker_version: String,
+    /// The embedder the chunks are made for (`[embedder]`): `embed_text`
+    /// fits its window and records carry `embed_token_count`.
+    pub embedder: Option<EmbedderWindow>,
     chunker: Arc<dyn Chunker>,
 }
 
@@ -132,6 +139,8 @@ struct RawProfile {
     id_formula: IdFormula,
     #[serde(default = "default_breadcrumb")]
     breadcrumb_mode: BreadcrumbMode,
+    #[serde(default)]
+    embedder: Option<window::RawWindow>,
     #[serde(default)]
     params: toml::Table,
 }
@@ -199,6 +208,11 @@ impl Profile {
                 ),
             )
         })?;
+        let embedder = raw
+            .embedder
+            .map(EmbedderWindow::from_raw)
+            .transpose()
+            .map_err(|e| invalid(&raw.name, e))?;
         let params = Params::new(&raw.params, "params");
         let chunker = strategy
             .configure(&params)
@@ -215,6 +229,7 @@ impl Profile {
             origin,
             experimental: strategy.experimental(),
             chunker_version: format!("{}:{}", strategy.name(), strategy.version()),
+            embedder,
             chunker,
         })
     }
@@ -237,6 +252,7 @@ impl Profile {
             origin: ProfileOrigin::Builtin,
             experimental: strategy.experimental(),
             chunker_version: format!("{}:{}", strategy.name(), strategy.version()),
+            embedder: None,
             chunker,
         }
     }
@@ -273,6 +289,10 @@ impl Profile {
         let _ = writeln!(out, "granularity = {}", quote(self.granularity.as_str()));
         let _ = writeln!(out, "id_formula = {}", quote(self.id_formula.as_str()));
         let _ = writeln!(out, "breadcrumb_mode = {}", quote(self.breadcrumb.as_str()));
+        if let Some(e) = &self.embedder {
+            out.push_str("\n[embedder]\n");
+            out.push_str(&e.to_toml());
+        }
         out.push_str("\n[params]\n");
         for (k, v) in &self.chunker.params() {
             let _ = writeln!(out, "{k} = {}", inline_value(v));
@@ -372,6 +392,24 @@ impl ProfileSet {
     /// Every profile.
     pub fn iter(&self) -> impl Iterator<Item = &Profile> {
         self.profiles.iter()
+    }
+
+    /// Attaches `counter` to every profile whose `[embedder] tokenizer` is
+    /// spelled `spelling`.
+    pub(crate) fn attach_window_tokenizer(
+        &mut self,
+        spelling: &str,
+        counter: &Arc<dyn crate::embed::EmbedTokenizer>,
+    ) {
+        for p in &mut self.profiles {
+            if let Some(w) = p
+                .embedder
+                .as_mut()
+                .filter(|w| w.tokenizer.spelling() == spelling)
+            {
+                w.attach(Arc::clone(counter));
+            }
+        }
     }
 }
 

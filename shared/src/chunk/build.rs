@@ -3,6 +3,8 @@
 
 use crate::chunk::piece::{Piece, Prefix};
 use crate::chunk::record::{Chunk, ChunkType, DocumentMeta};
+use crate::chunk::window::fit_pieces;
+use crate::embed::EmbedTokenizer;
 use crate::ids::{canonical_text, chunk_id, content_hash, unclosed_fence, IdInput};
 use crate::markdown::{Block, BlockKind, CharIndex};
 use crate::profile::{BreadcrumbMode, Profile};
@@ -93,6 +95,19 @@ impl<'a> BuildContext<'a> {
 pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Chunk> {
     let text = ctx.tokens.text();
     let chars = CharIndex::new(text);
+    let window = ctx
+        .profile
+        .embedder
+        .as_ref()
+        .and_then(|w| Some((w.counter()?, w.max_tokens)));
+    let pieces = match window {
+        Some((counter, max)) => {
+            let preceding_only =
+                ctx.profile.rules().prefixes == crate::strategy::PrefixRule::PrecedingText;
+            fit_pieces(pieces, text, counter, max, preceding_only)
+        }
+        None => pieces,
+    };
     pieces
         .into_iter()
         .enumerate()
@@ -127,7 +142,8 @@ pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Ch
                 Some(d) => format!("{} / {d}", piece.headings.join(" > ")),
                 None => piece.headings.join(" > "),
             };
-            let embed_text = embed_text(&piece, &chunk_text, token_count, ctx);
+            let (embed_text, embed_token_count) =
+                embed_text(&piece, &chunk_text, token_count, ctx, window);
             let canonical = canonical_text(&chunk_text);
             let id_input = IdInput {
                 tenant_id: &ctx.meta.tenant_id,
@@ -157,6 +173,7 @@ pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Ch
                 closing_suffix_chars: to_u32(suffix.chars().count()),
                 chunk_text,
                 embed_text,
+                embed_token_count: embed_token_count.map(to_u32),
                 token_count: to_u32(token_count),
                 char_start,
                 char_end,
@@ -189,12 +206,20 @@ fn to_u32(n: usize) -> u32 {
 /// starts with its heading gets the part of the breadcrumb its text does not
 /// already show; other prose gets the title when the title is not already the
 /// first heading. `always`: the full breadcrumb. `none`: nothing.
+///
+/// With an embedder window, the breadcrumb is shortened (then dropped) until
+/// the whole fits; the window's count comes back with the text.
 fn embed_text(
     piece: &Piece,
     chunk_text: &str,
     token_count: usize,
     ctx: &BuildContext<'_>,
-) -> String {
+    window: Option<(&dyn EmbedTokenizer, usize)>,
+) -> (String, Option<usize>) {
+    let counted = |text: String| {
+        let n = window.map(|(w, _)| w.count(&text));
+        (text, n)
+    };
     let title = ctx.title.as_deref().filter(|t| !t.is_empty());
     let title_is_first = title.is_some_and(|t| piece.headings.first().is_some_and(|h| h == t));
     let mut full: Vec<&str> = Vec::new();
@@ -222,10 +247,26 @@ fn embed_text(
     // An empty heading (`#` alone) adds nothing to a breadcrumb.
     let crumb: Vec<&str> = crumb.into_iter().filter(|p| !p.trim().is_empty()).collect();
     if crumb.is_empty() {
-        return chunk_text.to_owned();
+        return counted(chunk_text.to_owned());
     }
-    let crumb = fit_breadcrumb(&crumb, &ctx.tokens.counter(), BREADCRUMB_MAX_TOKENS);
-    format!("{crumb}\n\n{chunk_text}")
+    let counter = ctx.tokens.counter();
+    let Some((w, max)) = window else {
+        let crumb = fit_breadcrumb(&crumb, &counter, BREADCRUMB_MAX_TOKENS);
+        return (format!("{crumb}\n\n{chunk_text}"), None);
+    };
+    let mut budget = BREADCRUMB_MAX_TOKENS;
+    while budget >= 4 {
+        let text = format!(
+            "{}\n\n{chunk_text}",
+            fit_breadcrumb(&crumb, &counter, budget)
+        );
+        let n = w.count(&text);
+        if n <= max {
+            return (text, Some(n));
+        }
+        budget /= 2;
+    }
+    counted(chunk_text.to_owned())
 }
 
 /// The most tokens a breadcrumb takes in `embed_text` (issue 17: long

@@ -3,8 +3,8 @@
 //! repeated) and code lines (re-fenced) ([`split`]), spans and heading paths
 //! of arbitrary ranges ([`span`]), overlap copied from the preceding text
 //! ([`span::chunks_from_spans`]), record building with ids and breadcrumbs
-//! ([`build`]), the chunk record ([`record`]) and the validation checklist
-//! ([`validate`]).
+//! ([`build`]), fitting chunks to an embedder's window ([`window`]), the
+//! chunk record ([`record`]) and the validation checklist ([`validate`]).
 
 pub(crate) mod build;
 pub(crate) mod piece;
@@ -13,3 +13,4 @@ pub mod span;
 pub(crate) mod split;
 pub(crate) mod topic;
 pub mod validate;
+pub(crate) mod window;

@@ -147,6 +147,11 @@ pub struct Chunk {
     pub chunk_text: String,
     /// Breadcrumb-prefixed text for the embedder.
     pub embed_text: String,
+    /// Tokens of `embed_text` in the profile's embedder's own tokenizer,
+    /// special tokens included: never above its `[embedder] max_tokens`.
+    /// Only for profiles that name an embedder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embed_token_count: Option<u32>,
     /// Exact token count of `chunk_text` with `tokenizer`.
     pub token_count: u32,
     /// Start of the own span, in code points of the normalized document.

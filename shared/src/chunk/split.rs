@@ -11,6 +11,7 @@ use std::ops::Range;
 
 use crate::chunk::record::ChunkType;
 use crate::ids::{closes, fence_of};
+use crate::markdown::pipe_rows;
 use crate::sentence::sentence_spans;
 use crate::tokens::DocumentTokens;
 
@@ -273,11 +274,26 @@ impl<'a> Splitter<'a> {
         limit: usize,
         ordinal: usize,
     ) -> Vec<Part> {
-        let lines = self.lines(range.clone());
-        let header = match lines.as_slice() {
-            [h, d, _, ..] => h.start..d.end,
-            _ => return self.degrade(start..range.end, ordinal, "table"),
+        let mut lines = self.lines(range.clone());
+        let first = &self.text[lines[0].clone()];
+        let (header, body) = if pipe_rows::row_of_item(first).is_some() {
+            // A pipe-row list: rows are its non-blank lines; the header is
+            // detected (0, 1 or 2 rows).
+            lines.retain(|l| !self.text[l.clone()].trim().is_empty());
+            let texts: Vec<&str> = lines.iter().map(|l| &self.text[l.clone()]).collect();
+            match pipe_rows::header_lines(&texts) {
+                0 => return self.rows_without_header(&lines, start, limit, ordinal),
+                n => (lines[0].start..lines[n - 1].end, n),
+            }
+        } else {
+            match lines.as_slice() {
+                [h, d, _, ..] => (h.start..d.end, 2),
+                _ => return self.degrade(start..range.end, ordinal, "table"),
+            }
         };
+        if lines.len() <= body {
+            return self.degrade(start..range.end, ordinal, "table");
+        }
         let prefix = format!("{}\n", &self.text[header.clone()]);
         let h = self.count_text(&prefix);
         if h > limit / 2 {
@@ -289,7 +305,7 @@ impl<'a> Splitter<'a> {
             .min(limit.saturating_sub(h))
             .max(1);
         let mut units = Vec::new();
-        for (i, row) in lines[2..].iter().enumerate() {
+        for (i, row) in lines[body..].iter().enumerate() {
             self.numbered(row.clone(), i + 1, row_budget, &mut units);
         }
         let parts = self.greedy(units, start, limit, Some(&prefix), None);
@@ -298,6 +314,30 @@ impl<'a> Splitter<'a> {
             .map(|(own, first, last, is_first)| Part {
                 own,
                 prefix: (!is_first).then(|| prefix.clone()),
+                suffix: String::new(),
+                detail: format!("table[{ordinal}] rows {first}-{last}"),
+                chunk_type: None,
+            })
+            .collect()
+    }
+
+    /// A pipe-row list with no header: split between rows, nothing repeated.
+    fn rows_without_header(
+        &self,
+        lines: &[Range<usize>],
+        start: usize,
+        limit: usize,
+        ordinal: usize,
+    ) -> Vec<Part> {
+        let mut units = Vec::new();
+        for (i, row) in lines.iter().enumerate() {
+            self.numbered(row.clone(), i + 1, limit, &mut units);
+        }
+        self.greedy(units, start, limit, None, None)
+            .into_iter()
+            .map(|(own, first, last, _)| Part {
+                own,
+                prefix: None,
                 suffix: String::new(),
                 detail: format!("table[{ordinal}] rows {first}-{last}"),
                 chunk_type: None,

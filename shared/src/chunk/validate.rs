@@ -14,7 +14,7 @@ use pulldown_cmark::{Event, Parser, Tag};
 use crate::chunk::record::{Chunk, ChunkType};
 use crate::error::ChunkError;
 use crate::ids::{canonical_text, chunk_id, unclosed_fence, IdInput};
-use crate::markdown::{Block, BlockKind, CharIndex};
+use crate::markdown::{pipe_rows, Block, BlockKind, CharIndex};
 use crate::normalize::{parser_options, NormalizedDocument};
 use crate::profile::Profile;
 use crate::strategy::{PrefixRule, Rules};
@@ -56,6 +56,16 @@ pub fn validate(
                 "{at}: {} tokens, over the hard max {hard_max}",
                 c.token_count
             ));
+        }
+        match (&profile.embedder, c.embed_token_count) {
+            (Some(w), Some(n)) if n as usize > w.max_tokens => v.push(format!(
+                "{at}: embed_text has {n} tokens of {}, over the embedder window {}",
+                w.tokenizer.spelling(),
+                w.max_tokens
+            )),
+            (Some(_), None) => v.push(format!("{at}: embed_token_count missing")),
+            (None, Some(_)) => v.push(format!("{at}: embed_token_count without an embedder")),
+            _ => {}
         }
         if c.chunk_text.trim().is_empty() {
             v.push(format!("{at}: empty chunk text"));
@@ -191,6 +201,15 @@ fn check_markdown(c: &Chunk, rules: &Rules, at: &str, v: &mut Violations) {
         v.push(format!("{at}: chunk opens a code fence it does not close"));
     }
     if !rules.table_header || c.chunk_type != ChunkType::Table {
+        return;
+    }
+    // A table flattened into a list of pipe rows starts with its header
+    // row when it has one (the split repeats it), else with a row.
+    let first_line = c
+        .chunk_text
+        .lines()
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    if first_line.is_some_and(|l| pipe_rows::row_of_item(l).is_some()) {
         return;
     }
     let mut depth = 0usize;

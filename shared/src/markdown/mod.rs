@@ -7,6 +7,7 @@
 //! block, so that every non-whitespace byte of the document is in a block.
 
 mod offsets;
+pub mod pipe_rows;
 
 use std::ops::Range;
 
@@ -31,7 +32,8 @@ pub enum BlockKind {
         /// Numbered rather than bulleted.
         ordered: bool,
     },
-    /// A GFM table.
+    /// A GFM table, or a list whose items are all one-line pipe rows (a
+    /// table an export flattened: [`pipe_rows`]).
     Table,
     /// A code block.
     Code {
@@ -184,7 +186,16 @@ pub fn parse_blocks(text: &str) -> Vec<Block> {
     }
     blocks.retain(|b| !b.range.is_empty());
     blocks.sort_by_key(|b| b.range.start);
-    fill_gaps(text, blocks)
+    let mut blocks = fill_gaps(text, blocks);
+    // A list of one-line pipe rows is a table flattened by an export.
+    for b in &mut blocks {
+        if matches!(b.kind, BlockKind::List { .. })
+            && pipe_rows::is_pipe_row_list(b.items.iter().map(|r| &text[r.clone()]))
+        {
+            b.kind = BlockKind::Table;
+        }
+    }
+    blocks
 }
 
 /// Adds an `Other` block for every stretch of non-whitespace text that no

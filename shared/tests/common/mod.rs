@@ -385,10 +385,11 @@ fn check_prefix(
         }
         ChunkType::Table => {
             let lines: Vec<&str> = prefix.split_terminator('\n').collect();
+            let pipe_rows =
+                (1..=2).contains(&lines.len()) && lines.iter().all(|l| is_pipe_row_item(l));
             let ok = prefix.ends_with('\n')
-                && lines.len() == 2
-                && is_delimiter_row(lines[1])
-                && lines[0].contains('|');
+                && (pipe_rows
+                    || (lines.len() == 2 && is_delimiter_row(lines[1]) && lines[0].contains('|')));
             if !ok {
                 v.push(format!(
                     "{at}: table prefix {:?} is not a header + delimiter row",
@@ -506,6 +507,23 @@ fn setext_end(lines: &[&str], i: usize) -> Option<usize> {
     None
 }
 
+/// A list item whose text is a pipe-table row (`- | a | b |`, `1. | x |`).
+fn is_pipe_row_item(line: &str) -> bool {
+    let t = line.trim_start();
+    let rest = match t.chars().next() {
+        Some('-' | '*' | '+') => &t[1..],
+        Some(c) if c.is_ascii_digit() => {
+            let d = t.trim_start_matches(|c: char| c.is_ascii_digit());
+            match d.strip_prefix(['.', ')']) {
+                Some(r) => r,
+                None => return false,
+            }
+        }
+        _ => return false,
+    };
+    rest.starts_with(' ') && rest.trim_start().starts_with('|')
+}
+
 /// A table chunk's text, after leading heading lines, starts with a header
 /// row and a delimiter row.
 fn check_table_start(text: &str, at: &str, v: &mut Vec<String>) {
@@ -524,6 +542,11 @@ fn check_table_start(text: &str, at: &str, v: &mut Vec<String>) {
     }
     let header = lines.get(i).copied().unwrap_or("");
     let delim = lines.get(i + 1).copied().unwrap_or("");
+    if is_pipe_row_item(header) {
+        // A table an export flattened into a list (issue 17): it starts
+        // with a row, its header when it has one.
+        return;
+    }
     if !(header.contains('|') && is_delimiter_row(delim)) {
         v.push(format!("{at}: table chunk does not start with header + delimiter rows (first lines {header:?} / {delim:?})"));
     }

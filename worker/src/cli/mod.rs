@@ -282,9 +282,14 @@ pub struct EvalArgs {
     /// What is indexed.
     #[arg(long, value_enum, default_value = "both")]
     pub text: EvalText,
-    /// Where leaderboard.json and leaderboard.html go.
+    /// Where leaderboard.json and leaderboard.html go; with minilm, the
+    /// vectors of every text embedded so far are kept there too
+    /// (`vectors-<model>.bin`), so the next run embeds only new texts.
     #[arg(long, default_value = "target/eval", value_name = "DIR")]
     pub out: PathBuf,
+    /// Embed everything afresh and keep no vector file.
+    #[arg(long)]
+    pub no_vector_store: bool,
     /// Profile files and experimental strategies.
     #[command(flatten)]
     pub select: ProfileSelectArgs,

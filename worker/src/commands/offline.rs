@@ -15,6 +15,7 @@ pub mod eval;
 mod inputs;
 pub mod links;
 pub mod profiles;
+mod vectors;
 
 use std::fmt;
 use std::fs;

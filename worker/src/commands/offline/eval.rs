@@ -9,6 +9,7 @@ use evaluation::dataset::Dataset;
 use evaluation::{Config, Leaderboard, System};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::vectors::StoredVectors;
 use super::{deliver, OfflineError, Progress, Summary};
 use crate::cli::{EvalArgs, EvalText};
 
@@ -106,10 +107,25 @@ pub fn run(
     if args.retriever != "minilm" {
         retrievers.push(evaluation::Retriever::Bm25);
     }
+    std::fs::create_dir_all(&args.out).map_err(|e| {
+        OfflineError::Usage(format!("cannot create --out {}: {e}", args.out.display()))
+    })?;
+    let store = match engine.embedder() {
+        Some(model) if dense && !args.no_vector_store => {
+            Some(StoredVectors::open(model, &args.out))
+        }
+        _ => None,
+    };
     if dense {
-        let model = engine.embedder().ok_or_else(|| {
-            OfflineError::Usage("--retriever minilm needs the embedding model".into())
-        })?;
+        let model: &dyn shared::Embedder = match (&store, engine.embedder()) {
+            (Some(s), _) => s,
+            (None, Some(m)) => m,
+            (None, None) => {
+                return Err(OfflineError::Usage(
+                    "--retriever minilm needs the embedding model".into(),
+                ))
+            }
+        };
         retrievers.push(evaluation::Retriever::Dense(model));
     }
     let rows = evaluation::evaluate(&engine, &systems, &datasets, &config, &retrievers, |name| {
@@ -118,6 +134,13 @@ pub fn run(
     })
     .map_err(|e| OfflineError::Usage(e.to_string()))?;
     bar.finish_and_clear();
+    if let Some(store) = &store {
+        // A store that cannot be written costs the next run time, not this
+        // run its results.
+        if let Err(e) = store.save() {
+            tracing::warn!(path = %store.path().display(), error = %e, "vector store not saved");
+        }
+    }
     let dataset_names: Vec<String> = datasets.iter().map(|d| d.name.clone()).collect();
     let board = Leaderboard::new(
         dataset_names.join(", "),
@@ -127,9 +150,6 @@ pub fn run(
         rows,
     )
     .map_err(OfflineError::Usage)?;
-    std::fs::create_dir_all(&args.out).map_err(|e| {
-        OfflineError::Usage(format!("cannot create --out {}: {e}", args.out.display()))
-    })?;
     let json = serde_json::to_string_pretty(&board).unwrap_or_default();
     for (file, content) in [
         ("leaderboard.json", json),
@@ -142,8 +162,11 @@ pub fn run(
     let questions: usize = datasets.iter().map(|d| d.questions.len()).sum();
     let gold: usize = datasets.iter().map(|d| d.boundaries.len()).sum();
     let docs: usize = datasets.iter().map(|d| d.documents.len()).sum();
+    let stored = store.as_ref().map_or(String::new(), |s| {
+        format!("; {} vectors kept in {}", s.len(), s.path().display())
+    });
     let head = format!(
-        "{} system(s) on {} ({docs} documents, {questions} questions, {gold} documents with boundary gold); wrote {} and {}\n",
+        "{} system(s) on {} ({docs} documents, {questions} questions, {gold} documents with boundary gold); wrote {} and {}{stored}\n",
         systems.len(),
         dataset_names.join(", "),
         args.out.join("leaderboard.json").display(),

@@ -25,6 +25,7 @@ pub(super) async fn insert_chunks(
     let mut chunk_text = Vec::with_capacity(n);
     let mut embed_text = Vec::with_capacity(n);
     let mut token_count = Vec::with_capacity(n);
+    let mut embed_tokens: Vec<Option<i32>> = Vec::with_capacity(n);
     let mut char_start = Vec::with_capacity(n);
     let mut char_end = Vec::with_capacity(n);
     let mut byte_start = Vec::with_capacity(n);
@@ -55,6 +56,7 @@ pub(super) async fn insert_chunks(
         chunk_text.push(c.chunk_text.as_str());
         embed_text.push(c.embed_text.as_str());
         token_count.push(to_i32(c.token_count));
+        embed_tokens.push(c.embed_token_count.map(to_i32));
         char_start.push(to_i64(c.char_start));
         char_end.push(to_i64(c.char_end));
         byte_start.push(to_i64(c.byte_start));
@@ -74,20 +76,21 @@ pub(super) async fn insert_chunks(
         "INSERT INTO chunks (tenant_id, document_id, source_version_id, ordinal, chunk_id, granularity, \
            chunk_type, headings_path, chunk_path, chunk_text, embed_text, token_count, char_start, char_end, \
            byte_start, byte_end, block_start_idx, block_end_idx, overlap_prefix_chars, closing_suffix_chars, \
-           content_hash, profile, chunker_version, tokenizer, source_url, file_path) \
+           content_hash, profile, chunker_version, tokenizer, source_url, file_path, embed_token_count) \
          SELECT u.tenant_id, u.document_id, u.source_version_id, u.ordinal, u.chunk_id, u.granularity, \
            u.chunk_type, ARRAY(SELECT jsonb_array_elements_text(u.headings::jsonb)), u.chunk_path, \
            u.chunk_text, u.embed_text, u.token_count, u.char_start, u.char_end, u.byte_start, u.byte_end, \
            u.block_start_idx, u.block_end_idx, u.overlap_prefix_chars, u.closing_suffix_chars, \
-           u.content_hash, u.profile, u.chunker_version, u.tokenizer, u.source_url, u.file_path \
+           u.content_hash, u.profile, u.chunker_version, u.tokenizer, u.source_url, u.file_path, \
+           u.embed_token_count \
          FROM UNNEST($1::text[], $2::text[], $3::text[], $4::int4[], $5::text[], $6::text[], $7::text[], \
            $8::text[], $9::text[], $10::text[], $11::text[], $12::int4[], $13::int8[], $14::int8[], \
            $15::int8[], $16::int8[], $17::int4[], $18::int4[], $19::int4[], $20::int4[], $21::text[], \
-           $22::text[], $23::text[], $24::text[], $25::text[], $26::text[]) \
+           $22::text[], $23::text[], $24::text[], $25::text[], $26::text[], $27::int4[]) \
            AS u(tenant_id, document_id, source_version_id, ordinal, chunk_id, granularity, chunk_type, \
              headings, chunk_path, chunk_text, embed_text, token_count, char_start, char_end, byte_start, \
              byte_end, block_start_idx, block_end_idx, overlap_prefix_chars, closing_suffix_chars, \
-             content_hash, profile, chunker_version, tokenizer, source_url, file_path)",
+             content_hash, profile, chunker_version, tokenizer, source_url, file_path, embed_token_count)",
     )
     .bind(tenant)
     .bind(document)
@@ -115,6 +118,7 @@ pub(super) async fn insert_chunks(
     .bind(tokenizer)
     .bind(source_url)
     .bind(file_path)
+    .bind(embed_tokens)
     .execute(&mut **tx)
     .await?;
     Ok(())

@@ -1,0 +1,407 @@
+//! Fitting chunks to an embedder's window (issue 17, a profile's
+//! `[embedder]`): every chunk's `embed_text` must fit `max_tokens` of the
+//! embedder's own tokens. Budgets are in the profile's tokenizer (cl100k),
+//! the embedder counts in its own (256 MiniLM word pieces can be fewer
+//! than 200 cl100k tokens of English, far fewer of Russian), so a chunk the
+//! strategy made may still be too long for the embedder.
+//!
+//! Here, before records are built, such a piece is cut into parts that fit,
+//! at the strongest boundary near an even share (paragraph, line, sentence,
+//! word, in that order); a table part repeats the table's header and a code
+//! part re-opens its fence, as the strategies' own splits do. The first part
+//! keeps the piece's prefix (overlap), the last its suffix. Record building
+//! then shortens the breadcrumb, and drops it if it must, so `embed_text`
+//! fits too ([`crate::chunk::build`]).
+
+use std::ops::Range;
+
+use crate::chunk::piece::{Piece, Prefix};
+use crate::chunk::record::ChunkType;
+use crate::embed::EmbedTokenizer;
+use crate::ids::{fence_of, unclosed_fence};
+use crate::markdown::pipe_rows;
+
+/// What a part may start with besides its own text, and what it ends with.
+struct Frame {
+    first_prefix: String,
+    continuation: String,
+    suffix: String,
+}
+
+/// `pieces` with every piece whose chunk text is over `max` tokens of
+/// `window` cut into parts that fit (each with room for a closing fence).
+/// `preceding_only`: the strategy's chunks carry no synthetic prefix
+/// ([`crate::strategy::PrefixRule::PrecedingText`]), so parts repeat no
+/// header or fence.
+pub(crate) fn fit_pieces(
+    pieces: Vec<Piece>,
+    text: &str,
+    window: &dyn EmbedTokenizer,
+    max: usize,
+    preceding_only: bool,
+) -> Vec<Piece> {
+    let mut out = Vec::with_capacity(pieces.len());
+    for p in pieces {
+        let prefix = match &p.prefix {
+            Prefix::None => "",
+            Prefix::Overlap(start) => &text[*start..p.own.start],
+            Prefix::Text(t) => t.as_str(),
+        };
+        let whole = format!("{prefix}{}{}", &text[p.own.clone()], p.suffix);
+        if count_closed(window, &whole) <= max {
+            out.push(p);
+            continue;
+        }
+        let frame = frame_of(&p, text, window, max, preceding_only);
+        out.extend(split(p, text, &frame, window, max));
+    }
+    out
+}
+
+/// Tokens of `s` with the fence a split leaves open closed, as record
+/// building will close it.
+fn count_closed(window: &dyn EmbedTokenizer, s: &str) -> usize {
+    match unclosed_fence(s) {
+        Some(close) => window.count(&format!("{s}\n{close}")),
+        None => window.count(s),
+    }
+}
+
+fn frame_of(
+    p: &Piece,
+    text: &str,
+    window: &dyn EmbedTokenizer,
+    max: usize,
+    preceding_only: bool,
+) -> Frame {
+    // A prefix that fills half the window would leave the parts no room:
+    // overlap is dropped, a repeated header or fence is not repeated.
+    let small = |s: String| {
+        if window.count(&s) * 2 > max {
+            String::new()
+        } else {
+            s
+        }
+    };
+    let first_prefix = match &p.prefix {
+        Prefix::None => String::new(),
+        Prefix::Overlap(start) => small(text[*start..p.own.start].to_owned()),
+        Prefix::Text(t) => t.clone(),
+    };
+    let own = &text[p.own.clone()];
+    let continuation = match (&p.prefix, p.chunk_type) {
+        _ if preceding_only => String::new(),
+        (Prefix::Text(t), ChunkType::Table | ChunkType::Code) => t.clone(),
+        (_, ChunkType::Table) => table_header(own),
+        (_, ChunkType::Code) => own
+            .lines()
+            .find(|l| fence_of(l).is_some())
+            .map(|l| format!("{l}\n"))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    Frame {
+        first_prefix,
+        continuation: small(continuation),
+        suffix: p.suffix.clone(),
+    }
+}
+
+/// The header rows of the first table in `own` (with a newline), or
+/// nothing when none is recognised.
+fn table_header(own: &str) -> String {
+    let lines: Vec<&str> = own.lines().collect();
+    let Some(i) = lines
+        .iter()
+        .position(|l| l.contains('|') && !l.trim_start().starts_with('#'))
+    else {
+        return String::new();
+    };
+    let n = if pipe_rows::row_of_item(lines[i]).is_some() {
+        pipe_rows::header_lines(&lines[i..])
+    } else if lines.get(i + 1).is_some_and(|d| pipe_rows::is_delimiter(d)) {
+        2
+    } else {
+        0
+    };
+    lines[i..i + n].iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// Cuts `p` into parts that fit.
+fn split(
+    p: Piece,
+    text: &str,
+    frame: &Frame,
+    window: &dyn EmbedTokenizer,
+    max: usize,
+) -> Vec<Piece> {
+    let mut parts: Vec<Range<usize>> = Vec::new();
+    let mut start = p.own.start;
+    let end = p.own.end;
+    while start < end {
+        let prefix = if parts.is_empty() {
+            &frame.first_prefix
+        } else {
+            &frame.continuation
+        };
+        let fits = |e: usize| count_closed(window, &format!("{prefix}{}", &text[start..e])) <= max;
+        let rest = format!("{prefix}{}{}", &text[start..end], frame.suffix);
+        if count_closed(window, &rest) <= max {
+            parts.push(start..end);
+            break;
+        }
+        let e_max = largest_fit(text, start, end, &fits);
+        let total = window.count(&text[start..end]).max(1);
+        let room = window.count(&text[start..e_max]).max(1);
+        let shares = total.div_ceil(room).max(2);
+        let aim = start + (end - start) / shares;
+        let aim = floor_char(text, aim.clamp(start + 1, e_max.max(start + 1)));
+        let cut = best_cut(text, start, aim, e_max);
+        let own = trim(text, start..cut);
+        if !own.is_empty() {
+            parts.push(own);
+        }
+        start = cut + (text[cut..end].len() - text[cut..end].trim_start().len());
+    }
+    let n = parts.len();
+    parts
+        .into_iter()
+        .enumerate()
+        .map(|(i, own)| Piece {
+            // A table or code part that cannot repeat its header or fence
+            // is text, as the strategies' own splits degrade.
+            chunk_type: part_type(&p, i, &text[own.clone()], frame),
+            prefix: match (i, &p.prefix) {
+                (0, Prefix::Overlap(_)) if frame.first_prefix.is_empty() => Prefix::None,
+                (0, prefix) => prefix.clone(),
+                _ if frame.continuation.is_empty() => Prefix::None,
+                _ => Prefix::Text(frame.continuation.clone()),
+            },
+            suffix: if i + 1 == n {
+                p.suffix.clone()
+            } else {
+                String::new()
+            },
+            own,
+            blocks: p.blocks,
+            headings: p.headings.clone(),
+            detail: p.detail.clone(),
+            starts_with_heading: i == 0 && p.starts_with_heading,
+            overlap_source: if i + 1 == n { p.overlap_source } else { None },
+        })
+        .collect()
+}
+
+/// A table or code part is typed so only when it starts (after headings)
+/// with its table or fence, repeated or its own; otherwise it is text, as
+/// the strategies' own splits degrade.
+fn part_type(p: &Piece, i: usize, own: &str, frame: &Frame) -> ChunkType {
+    if !matches!(p.chunk_type, ChunkType::Table | ChunkType::Code) {
+        return p.chunk_type;
+    }
+    if i > 0 && !frame.continuation.is_empty() {
+        return p.chunk_type;
+    }
+    let mut lines = own
+        .lines()
+        .skip_while(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
+    let (first, second) = (lines.next(), lines.next());
+    let starts = match (i, &p.prefix, p.chunk_type) {
+        (0, Prefix::Text(_), _) => true,
+        (_, _, ChunkType::Table) => first.is_some_and(|l| {
+            pipe_rows::row_of_item(l).is_some()
+                || (l.contains('|') && second.is_some_and(pipe_rows::is_delimiter))
+        }),
+        _ => first.is_some_and(|l| fence_of(l).is_some()),
+    };
+    if starts {
+        p.chunk_type
+    } else {
+        ChunkType::Paragraph
+    }
+}
+
+/// The largest char boundary `e` in `start+1..=end` with `fits(e)` (at
+/// least the first character, so a cut always advances).
+fn largest_fit(text: &str, start: usize, end: usize, fits: &dyn Fn(usize) -> bool) -> usize {
+    let first = ceil_char(text, start + 1).min(end);
+    let (mut lo, mut hi) = (first, end);
+    if !fits(lo) {
+        return lo;
+    }
+    while lo < hi {
+        let mid = ceil_char(text, lo + (hi - lo).div_ceil(2)).min(hi);
+        if mid <= lo {
+            break;
+        }
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = floor_char(text, mid - 1).max(lo);
+        }
+    }
+    lo
+}
+
+/// The cut in `start..=e_max` at the strongest boundary (paragraph break,
+/// line break, sentence end, space) in the upper half around `aim`,
+/// nearest `aim` among equals; `e_max` itself when there is none.
+fn best_cut(text: &str, start: usize, aim: usize, e_max: usize) -> usize {
+    let lo = start + (aim.saturating_sub(start)) / 2;
+    let mut best: Option<(u8, usize, usize)> = None;
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate().take(e_max).skip(lo.max(start + 1)) {
+        let strength = match b {
+            b'\n' if bytes.get(i + 1) == Some(&b'\n') || (i > 0 && bytes[i - 1] == b'\n') => 4,
+            b'\n' => 3,
+            b' ' if i > 0 && matches!(bytes[i - 1], b'.' | b'!' | b'?' | b';' | b':') => 2,
+            b' ' | b'\t' => 1,
+            _ => continue,
+        };
+        // A part of heading lines alone would stand apart from its text.
+        if text[start..i]
+            .lines()
+            .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        {
+            continue;
+        }
+        let distance = i.abs_diff(aim);
+        let better = match best {
+            None => true,
+            Some((s, d, _)) => strength > s || (strength == s && distance < d),
+        };
+        if better {
+            best = Some((strength, distance, i));
+        }
+    }
+    best.map_or(e_max, |(_, _, i)| i)
+}
+
+fn trim(text: &str, r: Range<usize>) -> Range<usize> {
+    let s = &text[r.clone()];
+    let lead = s.len() - s.trim_start().len();
+    let start = r.start + lead;
+    start..start + s.trim().len()
+}
+
+fn floor_char(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_char(text: &str, mut i: usize) -> usize {
+    while i < text.len() && !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i.min(text.len())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// One token per whitespace-separated word, plus two specials.
+    #[derive(Debug)]
+    struct Words;
+    impl EmbedTokenizer for Words {
+        fn id(&self) -> &str {
+            "words"
+        }
+        fn count(&self, text: &str) -> usize {
+            text.split_whitespace().count() + 2
+        }
+    }
+
+    fn piece(text: &str, chunk_type: ChunkType) -> Piece {
+        Piece {
+            chunk_type,
+            own: 0..text.len(),
+            prefix: Prefix::None,
+            suffix: String::new(),
+            blocks: (0, 0),
+            headings: vec![],
+            detail: None,
+            starts_with_heading: false,
+            overlap_source: None,
+        }
+    }
+
+    #[test]
+    fn prose_splits_at_paragraphs_into_even_parts_that_fit() {
+        let para = |w: &str| vec![w; 30].join(" ") + ".";
+        let text = format!("{}\n\n{}\n\n{}", para("a"), para("b"), para("c"));
+        let parts = fit_pieces(
+            vec![piece(&text, ChunkType::Paragraph)],
+            &text,
+            &Words,
+            70,
+            false,
+        );
+        assert_eq!(parts.len(), 2, "{parts:?}");
+        for p in &parts {
+            assert!(Words.count(&text[p.own.clone()]) <= 70);
+        }
+        assert!(
+            text[parts[1].own.clone()].starts_with("b")
+                || text[parts[1].own.clone()].starts_with("c")
+        );
+    }
+
+    #[test]
+    fn a_table_part_repeats_the_header() {
+        let mut text = String::from("| name | value |\n|---|---|\n");
+        for i in 0..40 {
+            text.push_str(&format!("| row {i} | {i} |\n"));
+        }
+        let text = text.trim_end().to_owned();
+        let parts = fit_pieces(
+            vec![piece(&text, ChunkType::Table)],
+            &text,
+            &Words,
+            60,
+            false,
+        );
+        assert!(parts.len() >= 3);
+        for p in &parts[1..] {
+            assert_eq!(
+                p.prefix,
+                Prefix::Text("| name | value |\n|---|---|\n".into())
+            );
+            assert!(text[p.own.clone()].starts_with("| row"));
+        }
+    }
+
+    #[test]
+    fn a_piece_that_fits_is_untouched_and_a_wordless_one_still_advances() {
+        let text = "short text";
+        let p = piece(text, ChunkType::Paragraph);
+        assert_eq!(
+            fit_pieces(vec![p.clone()], text, &Words, 16, false),
+            vec![p]
+        );
+        let long = "x".repeat(100);
+        #[derive(Debug)]
+        struct Chars;
+        impl EmbedTokenizer for Chars {
+            fn id(&self) -> &str {
+                "chars"
+            }
+            fn count(&self, text: &str) -> usize {
+                text.chars().count()
+            }
+        }
+        let parts = fit_pieces(
+            vec![piece(&long, ChunkType::Paragraph)],
+            &long,
+            &Chars,
+            16,
+            false,
+        );
+        assert!(parts.iter().all(|p| p.own.len() <= 16));
+        assert_eq!(parts.iter().map(|p| p.own.len()).sum::<usize>(), 100);
+    }
+}
