@@ -408,6 +408,7 @@ mod tests {
                 "enterprise-v1",
                 "docs-v1",
                 "recursive-v1",
+                "retrieval-v1",
                 "token-v1",
                 "markdown-v1",
                 "semantic-v1",

@@ -215,3 +215,31 @@ fn an_embedder_table_is_checked() {
         assert!(err.to_string().contains(why), "{err}");
     }
 }
+
+#[test]
+fn a_part_past_a_heading_gets_that_heading_in_its_path() {
+    // One recursive chunk holds a preamble, a heading and its section; the
+    // window cuts it, and the part under the heading must say so.
+    let src = profile(
+        "w-pre",
+        "recursive",
+        "chunk_size = 400\nchunk_overlap = 0",
+        "cl100k_base",
+    );
+    let engine = Engine::builder()
+        .profile_source("w-pre.toml", src)
+        .build()
+        .unwrap();
+    let md = format!(
+        "{}\n\n# Installing\n\n{}\n",
+        "The preamble says what this is about. ".repeat(6),
+        "Run the installer and answer its questions. ".repeat(6)
+    );
+    let out = engine
+        .chunk(md.as_bytes(), &meta("t", "d", "v1"), Some("w-pre"))
+        .unwrap();
+    assert!(out.chunks.len() >= 2);
+    let last = out.chunks.last().unwrap();
+    assert_eq!(last.headings_path, ["Installing"], "{:#?}", out.chunks);
+    assert_eq!(out.chunks[0].headings_path, Vec::<String>::new());
+}

@@ -72,6 +72,8 @@ pub(crate) struct BuildContext<'a> {
     pub min_tokens: usize,
     /// Document title for breadcrumbs (metadata title, else first H1).
     pub title: Option<String>,
+    /// The document's blocks (headings of pieces cut to an embedder window).
+    pub blocks: &'a [Block],
     /// Close a code fence a chunk opens but does not close (structural);
     /// strategies whose chunks are plain slices (recursive) leave it open.
     pub close_fences: bool,
@@ -86,6 +88,7 @@ impl<'a> BuildContext<'a> {
             meta: input.meta,
             min_tokens,
             title,
+            blocks: input.blocks,
             close_fences: true,
         }
     }
@@ -104,7 +107,7 @@ pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Ch
         Some((counter, max)) => {
             let preceding_only =
                 ctx.profile.rules().prefixes == crate::strategy::PrefixRule::PrecedingText;
-            fit_pieces(pieces, text, counter, max, preceding_only)
+            fit_pieces(pieces, text, ctx.blocks, counter, max, preceding_only)
         }
         None => pieces,
     };

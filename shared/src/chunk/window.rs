@@ -17,9 +17,10 @@ use std::ops::Range;
 
 use crate::chunk::piece::{Piece, Prefix};
 use crate::chunk::record::ChunkType;
+use crate::chunk::span::{block_span, HeadingTrail};
 use crate::embed::EmbedTokenizer;
 use crate::ids::{fence_of, unclosed_fence};
-use crate::markdown::pipe_rows;
+use crate::markdown::{pipe_rows, Block};
 
 /// What a part may start with besides its own text, and what it ends with.
 struct Frame {
@@ -36,10 +37,12 @@ struct Frame {
 pub(crate) fn fit_pieces(
     pieces: Vec<Piece>,
     text: &str,
+    blocks: &[Block],
     window: &dyn EmbedTokenizer,
     max: usize,
     preceding_only: bool,
 ) -> Vec<Piece> {
+    let trail = HeadingTrail::new(blocks);
     let mut out = Vec::with_capacity(pieces.len());
     for p in pieces {
         let prefix = match &p.prefix {
@@ -53,7 +56,14 @@ pub(crate) fn fit_pieces(
             continue;
         }
         let frame = frame_of(&p, text, window, max, preceding_only);
-        out.extend(split(p, text, &frame, window, max));
+        let mut parts = split(p, text, &frame, window, max);
+        // Later parts may start past a heading the piece's first block
+        // did not have above it.
+        for part in parts.iter_mut().skip(1) {
+            part.headings = trail.path_of(&part.own);
+            part.blocks = block_span(blocks, &part.own);
+        }
+        out.extend(parts);
     }
     out
 }
@@ -337,6 +347,7 @@ mod tests {
         let parts = fit_pieces(
             vec![piece(&text, ChunkType::Paragraph)],
             &text,
+            &[],
             &Words,
             70,
             false,
@@ -361,6 +372,7 @@ mod tests {
         let parts = fit_pieces(
             vec![piece(&text, ChunkType::Table)],
             &text,
+            &[],
             &Words,
             60,
             false,
@@ -380,7 +392,7 @@ mod tests {
         let text = "short text";
         let p = piece(text, ChunkType::Paragraph);
         assert_eq!(
-            fit_pieces(vec![p.clone()], text, &Words, 16, false),
+            fit_pieces(vec![p.clone()], text, &[], &Words, 16, false),
             vec![p]
         );
         let long = "x".repeat(100);
@@ -397,6 +409,7 @@ mod tests {
         let parts = fit_pieces(
             vec![piece(&long, ChunkType::Paragraph)],
             &long,
+            &[],
             &Chars,
             16,
             false,

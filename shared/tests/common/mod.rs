@@ -39,16 +39,34 @@ pub fn level_for(profile: &Profile, full: Level) -> Level {
 /// At most this many violations are listed in a panic message.
 const SHOWN: usize = 25;
 
+/// A stand-in for the model's WordPiece tokenizer (profiles whose
+/// `[embedder] tokenizer = "model"`): one piece per 3 bytes plus the two
+/// specials, more pieces than cl100k tokens as WordPiece has, so windows
+/// cut chunks here too. `embed/tests/window.rs` checks the real one.
+#[derive(Debug)]
+pub struct StandInPieces;
+
+impl shared::embed::EmbedTokenizer for StandInPieces {
+    fn id(&self) -> &str {
+        "stand-in pieces"
+    }
+    fn count(&self, text: &str) -> usize {
+        text.len().div_ceil(3) + 2
+    }
+}
+
 /// The engine with the built-in profiles, experimental ones enabled and
 /// the toy embedder standing in for the sentence model (the semantic
 /// strategy's logic is what these suites check; the real model has its own
-/// tests in the `embed` crate), built once per test binary.
+/// tests in the `embed` crate) and [`StandInPieces`] for the model's
+/// tokenizer, built once per test binary.
 pub fn engine() -> &'static Engine {
     static ENGINE: std::sync::OnceLock<Engine> = std::sync::OnceLock::new();
     let build = || {
         Engine::builder()
             .experimental(true)
             .embedder(std::sync::Arc::new(shared::ToyEmbedder::default()))
+            .window_tokenizer("model", std::sync::Arc::new(StandInPieces))
             .build()
     };
     ENGINE.get_or_init(|| match build() {
@@ -148,6 +166,27 @@ pub fn invariant_violations(
         }
         if c.chunk_text.trim().is_empty() {
             v.push(format!("{at}: empty chunk_text"));
+        }
+        // Issue 17: a profile fitted to an embedder keeps embed_text in its
+        // window, counted afresh here.
+        let window = profile.embedder.as_ref();
+        match (
+            window.and_then(|w| Some((w.counter()?, w.max_tokens))),
+            c.embed_token_count,
+        ) {
+            (Some((counter, max)), Some(n)) => {
+                let real = counter.count(&c.embed_text);
+                if real != n as usize || real > max {
+                    v.push(format!(
+                        "{at}: embed_token_count {n}, recounted {real}, window {max}"
+                    ));
+                }
+            }
+            (None, None) => {}
+            (w, n) => v.push(format!(
+                "{at}: embed_token_count {n:?} with window {}",
+                w.is_some()
+            )),
         }
         if c.token_count as usize > profile.hard_max_tokens() {
             v.push(format!(

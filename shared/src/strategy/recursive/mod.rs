@@ -218,7 +218,10 @@ impl Strategy for Recursive {
     }
 
     fn builtin_profiles(&self) -> &'static [&'static str] {
-        &[include_str!("profiles/recursive-v1.toml")]
+        &[
+            include_str!("profiles/recursive-v1.toml"),
+            include_str!("profiles/retrieval-v1.toml"),
+        ]
     }
 
     fn configure(&self, params: &Params<'_>) -> Result<Arc<dyn Chunker>, ParamError> {

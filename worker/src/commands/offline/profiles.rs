@@ -118,6 +118,19 @@ pub fn listing(engine: &Engine) -> String {
         if p.chunker().needs_embedder() && engine.embedder().is_none() {
             flags.push_str(" (needs the embedding model: scripts/fetch-model.sh)");
         }
+        if let Some(w) = &p.embedder {
+            flags.push_str(&format!(
+                " (fitted to {}: {} tokens of {}{})",
+                w.name,
+                w.max_tokens,
+                w.tokenizer.spelling(),
+                if w.counter().is_some() {
+                    ""
+                } else {
+                    ", not loaded: scripts/fetch-model.sh"
+                }
+            ));
+        }
         out.push_str(&format!(
             "{:<width$}  strategy={} tokenizer={} granularity={} target={} hard_max={} source={}{flags}  {}  params: {}\n",
             p.name,
