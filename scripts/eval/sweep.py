@@ -64,6 +64,7 @@ def grid(kind):
             n = f"struct-{t}"
             out[n] = profile(n, "structural", {"target_tokens": t, "hard_max_tokens": hm})
     elif kind == "minilm":
+        # Fitted to the model's window: every word piece embedded.
         for size, ov in [(300, 100), (350, 50), (500, 100)]:
             for crumb in ["none", "conditional"]:
                 n = f"w-rmd-{size}-{ov}-{crumb[:4]}"
@@ -73,6 +74,26 @@ def grid(kind):
         n = "w-struct-350"
         out[n] = profile(n, "structural", {"target_tokens": 350, "soft_max_tokens": 450, "hard_max_tokens": 520,
                                            "overlap": {"percent_of_target": 15, "sentence_aligned": True}}, "conditional", WINDOW)
+    elif kind == "minilm2":
+        # Not fitted: the model reads each chunk's first 256 word pieces.
+        for size, ov in [(300, 50), (350, 50), (400, 100), (400, 200)]:
+            n = f"rmd-{size}-{ov}-none"
+            out[n] = profile(n, "recursive", {"chunk_size": size, "chunk_overlap": ov, "separators": MD4}, "none")
+        n = "mdh-h123-350-50-none"
+        out[n] = profile(n, "markdown_headers", {"headings": [1, 2, 3], "chunk_size": 350, "chunk_overlap": 50}, "none")
+    elif kind == "minilm3":
+        # Around the best of minilm2: less overlap (it takes the start of the
+        # window), sentence cuts, other sizes, sections at headings 1-2.
+        for size, ov in [(350, 0), (350, 25), (375, 50)]:
+            n = f"rmd-{size}-{ov}-none"
+            out[n] = profile(n, "recursive", {"chunk_size": size, "chunk_overlap": ov, "separators": MD4}, "none")
+        n = "rmds-350-50-none"
+        out[n] = profile(n, "recursive", {"chunk_size": 350, "chunk_overlap": 50, "separators": MD4[:6] + [". ", " ", ""]}, "none")
+        n = "mdh-h12-350-50-none"
+        out[n] = profile(n, "markdown_headers", {"headings": [1, 2], "chunk_size": 350, "chunk_overlap": 50}, "none")
+    elif kind == "minilm-all":
+        for k in ["minilm", "minilm2", "minilm3"]:
+            out.update(grid(k))
     else:
         sys.exit(f"unknown grid {kind}")
     return out
@@ -93,7 +114,7 @@ def svg(rows, path):
         lo, hi = min(ys) - 0.01, max(ys) + 0.01
         xs = [math.log(max(r["mean_tokens"], 1)) for r in rs]
         xl, xh = min(xs) - 0.1, max(xs) + 0.1
-        px = lambda v: x0 + M + (v - xl) / (xh - xl) * (W - 2 * M)
+        px = lambda v: x0 + M + (v - xl) / (xh - xl) * (W - 2 * M - 60)
         py = lambda v: H - M - (v - lo) / (hi - lo) * (H - 2 * M)
         parts.append(f'<text x="{x0 + W / 2}" y="20" text-anchor="middle" font-size="13">recall@5 vs mean chunk tokens ({ret})</text>')
         parts.append(f'<line x1="{x0 + M}" y1="{H - M}" x2="{x0 + W - M}" y2="{H - M}" stroke="black"/>')
@@ -119,17 +140,19 @@ def svg(rows, path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--grid", required=True, choices=["bm25", "minilm"])
+    ap.add_argument("--grid", required=True, choices=["bm25", "minilm", "minilm2", "minilm3", "minilm-all"])
     ap.add_argument("--retriever", default="bm25", choices=["bm25", "minilm", "both"])
     ap.add_argument("--profiles", default="", help="built-in profiles to add, comma-separated")
     ap.add_argument("--svg")
+    ap.add_argument("--out", default=OUT, help=f"work directory [{OUT}]")
     a = ap.parse_args()
-    os.makedirs(f"{OUT}/profiles", exist_ok=True)
+    out = a.out
+    os.makedirs(f"{out}/profiles", exist_ok=True)
     cmd = ["target/release/chunk-worker", "eval", "--dataset", "eval/retrieval", "--k", "5,10",
-           "--text", "embed", "--retriever", a.retriever, "--out", OUT]
+           "--text", "embed", "--retriever", a.retriever, "--out", out]
     names = [p for p in a.profiles.split(",") if p]
     for name, toml in grid(a.grid).items():
-        path = f"{OUT}/profiles/{name}.toml"
+        path = f"{out}/profiles/{name}.toml"
         with open(path, "w") as f:
             f.write(toml)
         cmd += ["--profile-file", path]
@@ -139,7 +162,7 @@ def main():
         cmd += ["--external", f"{os.path.basename(peer)[:-6]}={peer}"]
     print("+", " ".join(c if " " not in c else repr(c) for c in cmd), file=sys.stderr)
     subprocess.run(cmd, check=True, stdout=sys.stderr)
-    board = json.load(open(f"{OUT}/leaderboard.json"))
+    board = json.load(open(f"{out}/leaderboard.json"))
     rows = board["rows"]
     rows.sort(key=lambda r: (r["retriever"], -r["recall@5"]))
     print("| system | retriever | recall@5 | token recall@5 | token precision@5 | nDCG@10 | chunks | mean tokens |")

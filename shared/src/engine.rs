@@ -409,6 +409,7 @@ mod tests {
                 "docs-v1",
                 "recursive-v1",
                 "retrieval-v1",
+                "retrieval-minilm-v1",
                 "token-v1",
                 "markdown-v1",
                 "semantic-v1",
