@@ -253,7 +253,7 @@ impl Leaderboard {
         let cols = self.columns();
         let mut table = String::new();
         table.push_str(
-            "<table id=\"board\"><thead><tr><th data-t=\"s\">name</th><th data-t=\"s\">text</th>",
+            "<table id=\"board\"><thead><tr><th data-t=\"s\">name</th><th data-t=\"s\">text/retriever</th>",
         );
         for c in &cols {
             let _ = write!(table, "<th data-t=\"n\">{}</th>", esc(c));
@@ -315,7 +315,7 @@ tr.rec td{{background:#e3f6e8;font-weight:600}} tr.ext td{{background:#f7f3e8}}
 .wrap{{overflow-x:auto;max-width:100%}} svg{{margin:12px 0;border:1px solid #d6dbe4;background:#fff}}
 </style></head><body>
 <h1>chunk-worker leaderboard</h1>
-<p>Datasets: {dataset}. Retrievers: {retrievers} (bm25: k1 1.2, b 0.75; minilm: all-MiniLM-L6-v2 cosine, 256 word pieces of each text). Ranked by <b>{rank}</b>; boundary tolerance &plusmn;{tol} characters. Click a column to sort.</p>
+<p>Datasets: {dataset}. Retrievers: {retrievers}. Ranked by <b>{rank}</b>; boundary tolerance &plusmn;{tol} characters. Click a column to sort.</p>
 {chart}
 <div class="wrap">{table}</div>
 <script>
@@ -329,7 +329,7 @@ rows.forEach(function(r){{b.appendChild(r);}});}};}});}})();
 </body></html>
 "#,
             dataset = esc(&self.dataset),
-            retrievers = esc(&self.retriever),
+            retrievers = esc(&describe_retrievers(&self.retriever)),
             rank = esc(&self.rank_by),
             tol = self.boundary_tolerance,
         )
@@ -426,6 +426,18 @@ fn esc(s: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+}
+
+/// The retrievers of a leaderboard with what each is (only those used).
+fn describe_retrievers(list: &str) -> String {
+    list.split(", ")
+        .map(|r| match r {
+            "bm25" => "bm25 (k1 1.2, b 0.75)".to_owned(),
+            "minilm" => "minilm (all-MiniLM-L6-v2 cosine, 256 word pieces of each text)".to_owned(),
+            other => other.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 #[cfg(test)]
