@@ -96,7 +96,7 @@ fn frame_of(
     let first_prefix = match &p.prefix {
         Prefix::None => String::new(),
         Prefix::Overlap(start) => small(text[*start..p.own.start].to_owned()),
-        Prefix::Text(t) => t.clone(),
+        Prefix::Text(t) => small(t.clone()),
     };
     let own = &text[p.own.clone()];
     let continuation = match (&p.prefix, p.chunk_type) {
@@ -182,7 +182,9 @@ fn split(
             // is text, as the strategies' own splits degrade.
             chunk_type: part_type(&p, i, &text[own.clone()], frame),
             prefix: match (i, &p.prefix) {
-                (0, Prefix::Overlap(_)) if frame.first_prefix.is_empty() => Prefix::None,
+                (0, Prefix::Overlap(_) | Prefix::Text(_)) if frame.first_prefix.is_empty() => {
+                    Prefix::None
+                }
                 (0, prefix) => prefix.clone(),
                 _ if frame.continuation.is_empty() => Prefix::None,
                 _ => Prefix::Text(frame.continuation.clone()),
@@ -209,16 +211,20 @@ fn part_type(p: &Piece, i: usize, own: &str, frame: &Frame) -> ChunkType {
     if !matches!(p.chunk_type, ChunkType::Table | ChunkType::Code) {
         return p.chunk_type;
     }
-    if i > 0 && !frame.continuation.is_empty() {
+    let repeated = if i == 0 {
+        matches!(p.prefix, Prefix::Text(_)) && !frame.first_prefix.is_empty()
+    } else {
+        !frame.continuation.is_empty()
+    };
+    if repeated {
         return p.chunk_type;
     }
     let mut lines = own
         .lines()
         .skip_while(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
     let (first, second) = (lines.next(), lines.next());
-    let starts = match (i, &p.prefix, p.chunk_type) {
-        (0, Prefix::Text(_), _) => true,
-        (_, _, ChunkType::Table) => first.is_some_and(|l| {
+    let starts = match p.chunk_type {
+        ChunkType::Table => first.is_some_and(|l| {
             pipe_rows::row_of_item(l).is_some()
                 || (l.contains('|') && second.is_some_and(pipe_rows::is_delimiter))
         }),
@@ -416,5 +422,26 @@ mod tests {
         );
         assert!(parts.iter().all(|p| p.own.len() <= 16));
         assert_eq!(parts.iter().map(|p| p.own.len()).sum::<usize>(), 100);
+    }
+
+    #[test]
+    fn a_repeated_header_too_big_for_the_window_is_not_repeated() {
+        // A structural table continuation whose header alone fills most of
+        // the window: parts drop it (and are typed text), every part fits.
+        let header = format!("| {} |\n|---|\n", vec!["h"; 40].join(" "));
+        let mut text = String::new();
+        for i in 0..30 {
+            text.push_str(&format!("| row {i} a b |\n"));
+        }
+        let text = text.trim_end().to_owned();
+        let mut p = piece(&text, ChunkType::Table);
+        p.prefix = Prefix::Text(header.clone());
+        let parts = fit_pieces(vec![p], &text, &[], &Words, 60, false);
+        assert!(parts.len() >= 3, "{parts:?}");
+        for part in &parts {
+            assert_eq!(part.prefix, Prefix::None);
+            assert_eq!(part.chunk_type, ChunkType::Paragraph);
+            assert!(Words.count(&text[part.own.clone()]) <= 60);
+        }
     }
 }
