@@ -27,6 +27,9 @@ struct Frame {
     first_prefix: String,
     continuation: String,
     suffix: String,
+    /// Where the repeated header or fence ends in the piece's own text:
+    /// the first part is never cut before it.
+    header_end: usize,
 }
 
 /// `pieces` with every piece whose chunk text is over `max` tokens of
@@ -44,7 +47,15 @@ pub(crate) fn fit_pieces(
 ) -> Vec<Piece> {
     let trail = HeadingTrail::new(blocks);
     let mut out = Vec::with_capacity(pieces.len());
-    for p in pieces {
+    let mut prev_split = false;
+    for mut p in pieces {
+        // The overlap was copied from the whole previous piece; after a cut
+        // its last part may be shorter than that overlap (at most half of
+        // the previous chunk, issue 17): it goes.
+        if prev_split && matches!(p.prefix, Prefix::Overlap(_)) {
+            p.prefix = Prefix::None;
+        }
+        prev_split = false;
         let prefix = match &p.prefix {
             Prefix::None => "",
             Prefix::Overlap(start) => &text[*start..p.own.start],
@@ -55,6 +66,7 @@ pub(crate) fn fit_pieces(
             out.push(p);
             continue;
         }
+        prev_split = true;
         let frame = frame_of(&p, text, window, max, preceding_only);
         let mut parts = split(p, text, &frame, window, max);
         // Later parts may start past a heading the piece's first block
@@ -110,10 +122,30 @@ fn frame_of(
             .unwrap_or_default(),
         _ => String::new(),
     };
+    let mut continuation = small(continuation);
+    // The header repeated on later parts must lie whole in the first one,
+    // with room for a row; if the text before it leaves none, nothing is
+    // repeated (the parts are typed text).
+    let mut header_end = p.own.start;
+    if !continuation.is_empty() {
+        match own.find(continuation.trim_end()) {
+            Some(at) => {
+                header_end = p.own.start + at + continuation.trim_end().len();
+                let lead = format!("{first_prefix}{}", &text[p.own.start..header_end]);
+                if window.count(&lead) * 4 > max * 3 {
+                    continuation.clear();
+                    header_end = p.own.start;
+                }
+            }
+            None if matches!(p.prefix, Prefix::Text(_)) => {}
+            None => continuation.clear(),
+        }
+    }
     Frame {
         first_prefix,
-        continuation: small(continuation),
+        continuation,
         suffix: p.suffix.clone(),
+        header_end,
     }
 }
 
@@ -166,8 +198,26 @@ fn split(
         let shares = total.div_ceil(room).max(2);
         let aim = start + (end - start) / shares;
         let aim = floor_char(text, aim.clamp(start + 1, e_max.max(start + 1)));
-        let cut = best_cut(text, start, aim, e_max);
-        let own = trim(text, start..cut);
+        // Token counts are not monotone in the text (BPE merges, trimmed
+        // whitespace): the part as it will be is checked exactly, and the
+        // cut moved back until it fits.
+        let mut limit = e_max;
+        let (cut, own) = loop {
+            let floor = if parts.is_empty() {
+                frame.header_end
+            } else {
+                start
+            };
+            let cut = best_cut(text, start.max(floor), aim.min(limit).max(floor), limit);
+            let own = trim(text, start..cut);
+            let fine = own.is_empty()
+                || count_closed(window, &format!("{prefix}{}", &text[own.clone()])) <= max;
+            let back = floor_char(text, cut.saturating_sub(1));
+            if fine || back <= start {
+                break (cut, own);
+            }
+            limit = back;
+        };
         if !own.is_empty() {
             parts.push(own);
         }

@@ -39,6 +39,12 @@ pub fn level_for(profile: &Profile, full: Level) -> Level {
 /// At most this many violations are listed in a panic message.
 const SHOWN: usize = 25;
 
+/// Profiles fitted to small embedder windows (issue 17), so the contract
+/// suite and the generated documents cover window cuts for a typed-prefix
+/// strategy and a preceding-text one.
+const FIT_STRUCTURAL: &str = "name = \"fit-structural\"\nstrategy = \"structural\"\nbreadcrumb_mode = \"always\"\n[embedder]\nname = \"stand-in\"\nmax_tokens = 64\ntokenizer = \"model\"\n[params]\ntarget_tokens = 350\nsoft_max_tokens = 450\nhard_max_tokens = 520\noverlap = { percent_of_target = 15, sentence_aligned = true }\n";
+const FIT_RECURSIVE: &str = "name = \"fit-recursive\"\nstrategy = \"recursive\"\n[embedder]\nname = \"small\"\nmax_tokens = 96\ntokenizer = \"cl100k_base\"\n[params]\nchunk_size = 400\nchunk_overlap = 80\n";
+
 /// A stand-in for the model's WordPiece tokenizer (profiles whose
 /// `[embedder] tokenizer = "model"`): one piece per 3 bytes plus the two
 /// specials, more pieces than cl100k tokens as WordPiece has, so windows
@@ -67,6 +73,8 @@ pub fn engine() -> &'static Engine {
             .experimental(true)
             .embedder(std::sync::Arc::new(shared::ToyEmbedder::default()))
             .window_tokenizer("model", std::sync::Arc::new(StandInPieces))
+            .profile_source("fit-structural.toml", FIT_STRUCTURAL)
+            .profile_source("fit-recursive.toml", FIT_RECURSIVE)
             .build()
     };
     ENGINE.get_or_init(|| match build() {
