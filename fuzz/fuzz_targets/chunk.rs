@@ -1,6 +1,7 @@
 //! Any bytes through the whole engine, every built-in profile (so every
 //! registered strategy; experimental ones enabled, the semantic strategy on
-//! the toy embedder), plus link extraction:
+//! the toy embedder) and two profiles fitted to a small embedder window,
+//! plus link extraction:
 //! it must never panic, and the SPEC 3.6 checklist the engine runs on its
 //! own output must never fail (`VALIDATION_FAILED` is a bug, not an input
 //! error). Invalid UTF-8 and NUL-free garbage are fine inputs: they end in
@@ -15,12 +16,19 @@ use shared::links::{extract_links, Classifier, LinkConfig};
 use shared::Engine;
 use shared::{DocumentMeta, ErrorCode};
 
+const FIT_STRUCTURAL: &str = "name = \"fit-structural\"\nstrategy = \"structural\"\nbreadcrumb_mode = \"always\"\n[embedder]\nname = \"small\"\nmax_tokens = 64\ntokenizer = \"cl100k_base\"\n[params]\ntarget_tokens = 350\nhard_max_tokens = 520\noverlap = { percent_of_target = 15, sentence_aligned = true }\n";
+const FIT_RECURSIVE: &str = "name = \"fit-recursive\"\nstrategy = \"recursive\"\n[embedder]\nname = \"small\"\nmax_tokens = 64\ntokenizer = \"o200k_base\"\n[params]\nchunk_size = 300\nchunk_overlap = 60\n";
+
 fn engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
     ENGINE.get_or_init(|| {
         Engine::builder()
             .experimental(true)
             .embedder(std::sync::Arc::new(shared::ToyEmbedder::default()))
+            // Issue 17: chunks fitted to a small embedder window (cl100k,
+            // 64 tokens) for a typed-prefix and a preceding-text strategy.
+            .profile_source("fit-structural.toml", FIT_STRUCTURAL)
+            .profile_source("fit-recursive.toml", FIT_RECURSIVE)
             .build()
             .expect("the built-in profiles load")
     })
