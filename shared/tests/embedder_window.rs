@@ -12,7 +12,6 @@ use std::path::PathBuf;
 
 use common::{invariant_violations, level_for, meta, Level};
 use shared::embed::{BpeWindow, EmbedTokenizer};
-use shared::tokens::TokenizerKind;
 use shared::{ChunkError, Engine};
 
 const WINDOW: usize = 48;
@@ -192,7 +191,6 @@ fn a_tokenizer_file_that_was_not_loaded_is_named_and_an_attached_one_is_used() {
         .chunks
         .iter()
         .all(|c| c.embed_token_count.unwrap() <= 48 && c.embed_text.chars().count() <= 48));
-    let _ = TokenizerKind::Cl100kBase;
 }
 
 #[test]

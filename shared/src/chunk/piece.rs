@@ -41,6 +41,15 @@ pub(crate) struct Piece {
 }
 
 impl Piece {
+    /// The text in front of the own span (`text`: the normalized document).
+    pub fn prefix_text<'a>(&'a self, text: &'a str) -> &'a str {
+        match &self.prefix {
+            Prefix::None => "",
+            Prefix::Overlap(start) => &text[*start..self.own.start],
+            Prefix::Text(t) => t,
+        }
+    }
+
     /// Whether this is prose that overlap may join (SPEC 3.4).
     pub fn is_prose(&self) -> bool {
         matches!(self.chunk_type, ChunkType::Paragraph | ChunkType::Mixed)

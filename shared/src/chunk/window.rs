@@ -17,10 +17,11 @@ use std::ops::Range;
 
 use crate::chunk::piece::{Piece, Prefix};
 use crate::chunk::record::ChunkType;
-use crate::chunk::span::{block_span, HeadingTrail};
+use crate::chunk::span::{block_span, trim_range, HeadingTrail};
 use crate::embed::EmbedTokenizer;
 use crate::ids::{fence_of, unclosed_fence};
 use crate::markdown::{pipe_rows, Block};
+use crate::tokens::{ceil_char_boundary, floor_char_boundary};
 
 /// What a part may start with besides its own text, and what it ends with.
 struct Frame {
@@ -56,12 +57,12 @@ pub(crate) fn fit_pieces(
             p.prefix = Prefix::None;
         }
         prev_split = false;
-        let prefix = match &p.prefix {
-            Prefix::None => "",
-            Prefix::Overlap(start) => &text[*start..p.own.start],
-            Prefix::Text(t) => t.as_str(),
-        };
-        let whole = format!("{prefix}{}{}", &text[p.own.clone()], p.suffix);
+        let whole = format!(
+            "{}{}{}",
+            p.prefix_text(text),
+            &text[p.own.clone()],
+            p.suffix
+        );
         if count_closed(window, &whole) <= max {
             out.push(p);
             continue;
@@ -105,11 +106,7 @@ fn frame_of(
             s
         }
     };
-    let first_prefix = match &p.prefix {
-        Prefix::None => String::new(),
-        Prefix::Overlap(start) => small(text[*start..p.own.start].to_owned()),
-        Prefix::Text(t) => small(t.clone()),
-    };
+    let first_prefix = small(p.prefix_text(text).to_owned());
     let own = &text[p.own.clone()];
     let continuation = match (&p.prefix, p.chunk_type) {
         _ if preceding_only => String::new(),
@@ -197,7 +194,7 @@ fn split(
         let room = window.count(&text[start..e_max]).max(1);
         let shares = total.div_ceil(room).max(2);
         let aim = start + (end - start) / shares;
-        let aim = floor_char(text, aim.clamp(start + 1, e_max.max(start + 1)));
+        let aim = floor_char_boundary(text, aim.clamp(start + 1, e_max.max(start + 1)));
         // Token counts are not monotone in the text (BPE merges, trimmed
         // whitespace): the part as it will be is checked exactly, and the
         // cut moved back until it fits.
@@ -209,10 +206,10 @@ fn split(
                 start
             };
             let cut = best_cut(text, start.max(floor), aim.min(limit).max(floor), limit);
-            let own = trim(text, start..cut);
+            let own = trim_range(text, start..cut);
             let fine = own.is_empty()
                 || count_closed(window, &format!("{prefix}{}", &text[own.clone()])) <= max;
-            let back = floor_char(text, cut.saturating_sub(1));
+            let back = floor_char_boundary(text, cut.saturating_sub(1));
             if fine || back <= start {
                 break (cut, own);
             }
@@ -290,20 +287,20 @@ fn part_type(p: &Piece, i: usize, own: &str, frame: &Frame) -> ChunkType {
 /// The largest char boundary `e` in `start+1..=end` with `fits(e)` (at
 /// least the first character, so a cut always advances).
 fn largest_fit(text: &str, start: usize, end: usize, fits: &dyn Fn(usize) -> bool) -> usize {
-    let first = ceil_char(text, start + 1).min(end);
+    let first = ceil_char_boundary(text, start + 1).min(end);
     let (mut lo, mut hi) = (first, end);
     if !fits(lo) {
         return lo;
     }
     while lo < hi {
-        let mid = ceil_char(text, lo + (hi - lo).div_ceil(2)).min(hi);
+        let mid = ceil_char_boundary(text, lo + (hi - lo).div_ceil(2)).min(hi);
         if mid <= lo {
             break;
         }
         if fits(mid) {
             lo = mid;
         } else {
-            hi = floor_char(text, mid - 1).max(lo);
+            hi = floor_char_boundary(text, mid - 1).max(lo);
         }
     }
     lo
@@ -341,28 +338,6 @@ fn best_cut(text: &str, start: usize, aim: usize, e_max: usize) -> usize {
         }
     }
     best.map_or(e_max, |(_, _, i)| i)
-}
-
-fn trim(text: &str, r: Range<usize>) -> Range<usize> {
-    let s = &text[r.clone()];
-    let lead = s.len() - s.trim_start().len();
-    let start = r.start + lead;
-    start..start + s.trim().len()
-}
-
-fn floor_char(text: &str, mut i: usize) -> usize {
-    i = i.min(text.len());
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_char(text: &str, mut i: usize) -> usize {
-    while i < text.len() && !text.is_char_boundary(i) {
-        i += 1;
-    }
-    i.min(text.len())
 }
 
 #[cfg(test)]

@@ -634,7 +634,8 @@ fn bracket(
     }
 }
 
-fn ceil_char_boundary(s: &str, mut i: usize) -> usize {
+/// The first char boundary at or after `i` (`s.len()` past the end).
+pub(crate) fn ceil_char_boundary(s: &str, mut i: usize) -> usize {
     if i >= s.len() {
         return s.len();
     }
@@ -644,7 +645,8 @@ fn ceil_char_boundary(s: &str, mut i: usize) -> usize {
     i
 }
 
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+/// The last char boundary at or before `i` (`s.len()` past the end).
+pub(crate) fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     if i >= s.len() {
         return s.len();
     }

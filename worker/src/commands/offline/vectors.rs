@@ -24,8 +24,14 @@ const MAGIC: &[u8] = b"chunk-worker eval vectors v1\n";
 pub struct StoredVectors<'e> {
     inner: &'e dyn Embedder,
     path: PathBuf,
-    known: Mutex<HashMap<[u8; 32], Vec<f32>>>,
-    added: Mutex<usize>,
+    known: Mutex<Known>,
+}
+
+/// The vectors by text hash, and how many this run added.
+#[derive(Debug, Default)]
+struct Known {
+    vectors: HashMap<[u8; 32], Vec<f32>>,
+    added: usize,
 }
 
 fn key(text: &str) -> [u8; 32] {
@@ -47,33 +53,33 @@ impl<'e> StoredVectors<'e> {
             })
             .collect();
         let path = dir.join(format!("vectors-{id}.bin"));
-        let known = std::fs::read(&path)
+        let vectors = std::fs::read(&path)
             .ok()
             .and_then(|bytes| parse(&bytes, inner.dimensions()))
             .unwrap_or_default();
         Self {
             inner,
             path,
-            known: Mutex::new(known),
-            added: Mutex::new(0),
+            known: Mutex::new(Known { vectors, added: 0 }),
         }
     }
 
     /// How many vectors it holds.
     pub fn len(&self) -> usize {
-        self.known.lock().map(|k| k.len()).unwrap_or(0)
+        self.known.lock().map(|k| k.vectors.len()).unwrap_or(0)
     }
 
     /// Writes the store back when something was added (atomically: a
     /// temporary file renamed over the old one).
     pub fn save(&self) -> std::io::Result<()> {
-        if self.added.lock().map(|a| *a).unwrap_or(0) == 0 {
-            return Ok(());
-        }
         let known = self
             .known
             .lock()
             .map_err(|_| std::io::Error::other("vector store lock poisoned"))?;
+        if known.added == 0 {
+            return Ok(());
+        }
+        let known = &known.vectors;
         let mut keys: Vec<&[u8; 32]> = known.keys().collect();
         keys.sort();
         let dims = self.inner.dimensions();
@@ -138,7 +144,7 @@ impl Embedder for StoredVectors<'_> {
             texts
                 .iter()
                 .zip(&keys)
-                .filter(|(_, k)| !known.contains_key(*k) && seen.insert(**k))
+                .filter(|(_, k)| !known.vectors.contains_key(*k) && seen.insert(**k))
                 .map(|(t, _)| *t)
                 .collect()
         };
@@ -151,15 +157,13 @@ impl Embedder for StoredVectors<'_> {
             .known
             .lock()
             .map_err(|_| EmbedError("vector store lock poisoned".into()))?;
-        if let Ok(mut added) = self.added.lock() {
-            *added += fresh.len();
-        }
+        known.added += fresh.len();
         for (t, v) in missing.iter().zip(fresh) {
-            known.insert(key(t), v);
+            known.vectors.insert(key(t), v);
         }
         Ok(keys
             .iter()
-            .map(|k| known.get(k).cloned().unwrap_or_default())
+            .map(|k| known.vectors.get(k).cloned().unwrap_or_default())
             .collect())
     }
 }
