@@ -161,6 +161,13 @@ impl Engine {
         }
     }
 
+    /// Puts every profile's `embed_text` under breadcrumb `mode` (seed 002
+    /// `breadcrumbMode`; the CLI's `--breadcrumb-mode`). Ids, spans and
+    /// every other field stay as the profiles make them.
+    pub fn set_breadcrumb_mode(&mut self, mode: crate::profile::BreadcrumbMode) {
+        self.profiles.set_breadcrumb_mode(mode);
+    }
+
     /// Every profile this engine knows, usable or not.
     pub fn profiles(&self) -> &ProfileSet {
         &self.profiles
@@ -422,7 +429,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             (doc.profile.as_str(), doc.chunker_version.as_str()),
-            ("spec-v1", "structural:1.2.0")
+            ("spec-v1", "structural:1.3.0")
         );
     }
 }

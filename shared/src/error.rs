@@ -141,6 +141,11 @@ pub enum ChunkError {
     /// The embedder failed on a document (an inference or device error).
     #[error("sentence embedding failed: {0}")]
     Embedding(String),
+    /// The normalized document does not align with the original text, so
+    /// positions in the original cannot be given (a bug: normalization only
+    /// deletes text or replaces runs).
+    #[error("cannot map chunk positions back to the original text: {0}")]
+    SourcePositions(String),
     /// The produced chunks break the SPEC 3.6 checklist.
     #[error("chunk validation failed ({} violation(s)): {}", violations.len(), violations.first().map(String::as_str).unwrap_or(""))]
     Validation {
@@ -159,7 +164,9 @@ impl ChunkError {
             | Self::EmbedderMissing { .. }
             | Self::WindowTokenizerMissing { .. } => ErrorCode::UnknownProfile,
             // Start-up refusals, and a failing model: not the sender's fault.
-            Self::GpuRequired { .. } | Self::Embedding(_) => ErrorCode::Internal,
+            Self::GpuRequired { .. } | Self::Embedding(_) | Self::SourcePositions(_) => {
+                ErrorCode::Internal
+            }
             // A broken built-in profile or strategy table is our bug, not the sender's.
             Self::InvalidProfile { .. } => ErrorCode::Internal,
             Self::Validation { .. } => ErrorCode::ValidationFailed,

@@ -25,6 +25,7 @@ pub mod contract;
 pub mod embed;
 pub mod engine;
 pub mod error;
+pub mod export;
 pub mod ids;
 pub mod links;
 pub mod markdown;
@@ -32,6 +33,7 @@ pub mod normalize;
 pub mod profile;
 pub mod segment;
 pub mod sentence;
+pub mod source_map;
 pub mod strategy;
 pub mod tokens;
 

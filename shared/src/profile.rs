@@ -394,6 +394,13 @@ impl ProfileSet {
         self.profiles.iter()
     }
 
+    /// Sets every profile's breadcrumb mode.
+    pub(crate) fn set_breadcrumb_mode(&mut self, mode: BreadcrumbMode) {
+        for p in &mut self.profiles {
+            p.breadcrumb = mode;
+        }
+    }
+
     /// Attaches `counter` to every profile whose `[embedder] tokenizer` is
     /// spelled `spelling`.
     pub(crate) fn attach_window_tokenizer(

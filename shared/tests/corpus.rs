@@ -204,3 +204,43 @@ fn corpus_chunks_hold_the_invariants() {
         failures[0]
     );
 }
+
+/// Seed 002 `sourcePosition`: every corpus file's normalized text aligns
+/// with the original, and every line of the normalized text maps back to
+/// original text with the same visible characters.
+#[test]
+fn corpus_positions_map_back_to_the_original() {
+    let root = Path::new(CORPUS);
+    if !root.is_dir() {
+        println!("corpus not found at {}; skipping", root.display());
+        return;
+    }
+    let mut lines = 0usize;
+    for path in markdown_files(root) {
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok(doc) = shared::normalize::normalize(&bytes) else {
+            continue;
+        };
+        let original = std::str::from_utf8(&bytes).unwrap();
+        let map = shared::source_map::SourceMap::new(original, &doc.text)
+            .unwrap_or_else(|| panic!("{} does not align", path.display()));
+        let visible = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+        let mut at = 0;
+        for line in doc.text.split_inclusive('\n') {
+            let (s, e) = (at, at + line.trim_end().len());
+            at += line.len();
+            if s == e {
+                continue;
+            }
+            let back = &original[map.start(s)..map.end(e)];
+            assert_eq!(
+                visible(back),
+                visible(&doc.text[s..e]),
+                "{}",
+                path.display()
+            );
+            lines += 1;
+        }
+    }
+    println!("{lines} normalized lines map back to the original");
+}

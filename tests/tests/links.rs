@@ -691,7 +691,7 @@ async fn documents_linking_each_other_stored_concurrently_resolve_without_deadlo
                     normalized: &chunked.normalized,
                     metadata: json!({"source_url": source_url, "title": format!("Page {d}")}),
                     profile: "spec-v1",
-                    chunker_version: "structural:1.2.0",
+                    chunker_version: "structural:1.3.0",
                     tokenizer: "cl100k_base",
                     chunks: &chunked.chunks,
                     event_headers: json!({}),

@@ -1026,7 +1026,7 @@ async fn first_versions_of_a_new_document_stored_concurrently_never_conflict() -
                     normalized: &chunked.normalized,
                     metadata: json!({}),
                     profile: "spec-v1",
-                    chunker_version: "structural:1.2.0",
+                    chunker_version: "structural:1.3.0",
                     tokenizer: "cl100k_base",
                     chunks: &chunked.chunks,
                     event_headers: json!({}),

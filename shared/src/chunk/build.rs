@@ -23,7 +23,7 @@ const CONTENT_BEFORE_TITLE: usize = 300;
 /// [`CONTENT_BEFORE_TITLE`] bytes of content before it, at most
 /// [`TITLE_MAX_CHARS`] characters long), else the file name without its
 /// extension.
-pub(crate) fn document_title(meta: &DocumentMeta, blocks: &[Block]) -> Option<String> {
+pub fn document_title(meta: &DocumentMeta, blocks: &[Block]) -> Option<String> {
     let non_empty = |t: &&String| !t.trim().is_empty();
     meta.title
         .as_ref()
@@ -68,8 +68,14 @@ pub(crate) struct BuildContext<'a> {
     pub profile: &'a Profile,
     /// Caller's metadata.
     pub meta: &'a DocumentMeta,
-    /// Chunks below this many tokens (and below 64) get the full breadcrumb.
+    /// Seed 002's "short" chunk: below `min_tokens` + overlap tokens, it
+    /// gets the full breadcrumb (`conditional`). A strategy without a
+    /// minimum uses seed 002's default, [`SEED002_MIN_TOKENS`].
     pub min_tokens: usize,
+    /// The overlap that counts towards "short": the profile's overlap in
+    /// tokens, or `None` when the overlap is in sentences (then the tokens
+    /// of the chunk's own overlap prefix count).
+    pub overlap_tokens: Option<usize>,
     /// Document title for breadcrumbs (metadata title, else first H1).
     pub title: Option<String>,
     /// The document's blocks (headings of pieces cut to an embedder window).
@@ -80,13 +86,19 @@ pub(crate) struct BuildContext<'a> {
 }
 
 impl<'a> BuildContext<'a> {
-    /// The context for `input`, closing fences.
-    pub fn new(input: &ChunkInput<'a>, min_tokens: usize, title: Option<String>) -> Self {
+    /// The context for `input`, closing fences; the "short" threshold comes
+    /// from the profile's limits.
+    pub fn new(input: &ChunkInput<'a>, title: Option<String>) -> Self {
+        let limits = input.profile.limits();
         Self {
             tokens: input.tokens,
             profile: input.profile,
             meta: input.meta,
-            min_tokens,
+            min_tokens: match limits.min_tokens {
+                0 => SEED002_MIN_TOKENS,
+                n => n,
+            },
+            overlap_tokens: Some(limits.overlap_tokens),
             title,
             blocks: input.blocks,
             close_fences: true,
@@ -201,17 +213,25 @@ fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
+/// Seed 002's default `minTokens`: the "short" threshold of strategies
+/// that keep no minimum of their own.
+pub(crate) const SEED002_MIN_TOKENS: usize = 64;
+
 /// Seed 002 `breadcrumbMode`: what context to put in front of the text the
-/// embedder sees.
+/// embedder sees. The full breadcrumb is `fileTitle > headerPath...`, or
+/// `headerPath...` when the title is the first heading.
 ///
-/// `conditional`: chunks without context of their own (tables, code, lists)
-/// and short chunks get the full breadcrumb (title > headings); a chunk that
-/// starts with its heading gets the part of the breadcrumb its text does not
-/// already show; other prose gets the title when the title is not already the
-/// first heading. `always`: the full breadcrumb. `none`: nothing.
+/// `conditional`: a chunk that starts a section (its own span opens with a
+/// heading), holds only a table, code or a list, or is short (fewer tokens
+/// than the minimum plus the overlap) gets the full breadcrumb, unless the
+/// chunk already starts with that exact heading (the breadcrumb would be the
+/// heading line it opens with); other prose gets the title alone when the
+/// title is not the first heading, else nothing. `always`: the full
+/// breadcrumb. `none`: nothing.
 ///
-/// With an embedder window, the breadcrumb is shortened (then dropped) until
-/// the whole fits; the window's count comes back with the text.
+/// A breadcrumb is kept within [`BREADCRUMB_MAX_TOKENS`]; with an embedder
+/// window, it is shortened (then dropped) until the whole fits; the
+/// window's count comes back with the text.
 fn embed_text(
     piece: &Piece,
     chunk_text: &str,
@@ -229,26 +249,41 @@ fn embed_text(
     if let Some(t) = title.filter(|_| !title_is_first) {
         full.push(t);
     }
-    full.extend(piece.headings.iter().map(String::as_str));
-    let short = token_count < ctx.min_tokens.max(64);
-    let contextless = matches!(
-        piece.chunk_type,
-        ChunkType::Table | ChunkType::Code | ChunkType::List
+    // An empty heading (`#` alone) adds nothing to a breadcrumb.
+    full.extend(
+        piece
+            .headings
+            .iter()
+            .map(String::as_str)
+            .filter(|h| !h.trim().is_empty()),
     );
     let crumb: Vec<&str> = match ctx.profile.breadcrumb {
         BreadcrumbMode::None => Vec::new(),
         BreadcrumbMode::Always => full,
-        BreadcrumbMode::Conditional if contextless || short => full,
-        BreadcrumbMode::Conditional if piece.starts_with_heading => {
-            // The last heading is in the text already.
-            let keep = full.len().saturating_sub(1);
-            full.truncate(keep);
-            full
+        BreadcrumbMode::Conditional => {
+            let overlap = match ctx.overlap_tokens {
+                Some(n) => n,
+                None => ctx
+                    .tokens
+                    .counter()
+                    .count(piece.prefix_text(ctx.tokens.text())),
+            };
+            let short = token_count < ctx.min_tokens + overlap;
+            let contextless = matches!(
+                piece.chunk_type,
+                ChunkType::Table | ChunkType::Code | ChunkType::List
+            );
+            if piece.starts_with_heading || contextless || short {
+                if starts_with_exact_heading(chunk_text, &full) {
+                    Vec::new()
+                } else {
+                    full
+                }
+            } else {
+                title.filter(|_| !title_is_first).into_iter().collect()
+            }
         }
-        BreadcrumbMode::Conditional => title.filter(|_| !title_is_first).into_iter().collect(),
     };
-    // An empty heading (`#` alone) adds nothing to a breadcrumb.
-    let crumb: Vec<&str> = crumb.into_iter().filter(|p| !p.trim().is_empty()).collect();
     if crumb.is_empty() {
         return counted(chunk_text.to_owned());
     }
@@ -270,6 +305,19 @@ fn embed_text(
         budget /= 2;
     }
     counted(chunk_text.to_owned())
+}
+
+/// Whether `chunk_text` opens with an ATX heading whose text is the whole
+/// breadcrumb `full` (one part): prefixing it would only repeat that line.
+fn starts_with_exact_heading(chunk_text: &str, full: &[&str]) -> bool {
+    let [only] = full else {
+        return false;
+    };
+    let first = chunk_text.lines().next().unwrap_or("");
+    let hashes = first.bytes().take_while(|b| *b == b'#').count();
+    (1..=6).contains(&hashes)
+        && first[hashes..].starts_with(' ')
+        && first[hashes..].trim().trim_end_matches('#').trim() == only.trim()
 }
 
 /// The most tokens a breadcrumb takes in `embed_text` (issue 17: long

@@ -7,6 +7,7 @@
 //! chunk record ([`record`]) and the validation checklist ([`validate`]).
 
 pub(crate) mod build;
+pub use build::document_title;
 pub(crate) mod piece;
 pub mod record;
 pub mod span;

@@ -254,7 +254,7 @@ pub fn chunks_from_spans(
     let trail = HeadingTrail::new(input.blocks);
     let pieces = spans_to_pieces(text, input.blocks, &trail, spans, body, fill_gaps);
     let pieces = fit_pieces(pieces, input.tokens, input.profile.hard_max_tokens());
-    let mut ctx = BuildContext::new(input, 0, document_title(input.meta, input.blocks));
+    let mut ctx = BuildContext::new(input, document_title(input.meta, input.blocks));
     ctx.close_fences = false;
     build_chunks(pieces, &ctx)
 }

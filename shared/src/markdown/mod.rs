@@ -6,6 +6,7 @@
 //! (link reference definitions, for example) becomes an [`BlockKind::Other`]
 //! block, so that every non-whitespace byte of the document is in a block.
 
+pub mod anchors;
 mod offsets;
 pub mod pipe_rows;
 

@@ -49,8 +49,12 @@ impl Strategy for MarkdownHeaders {
     }
 
     /// 1.1.0: the breadcrumb title is an H1 before substantial content only.
+    /// 1.2.0: `conditional` breadcrumbs follow seed 002 exactly (a chunk
+    /// that starts a section gets the full breadcrumb, its own heading
+    /// included; "short" is below the minimum plus the overlap, 64 + overlap
+    /// for strategies without a minimum).
     fn version(&self) -> &'static str {
-        "1.1.0"
+        "1.2.0"
     }
 
     fn summary(&self) -> &'static str {

@@ -113,8 +113,12 @@ impl Strategy for Semantic {
         "semantic"
     }
 
+    /// 1.1.0: `conditional` breadcrumbs follow seed 002 exactly (a chunk
+    /// that starts a section gets the full breadcrumb, its own heading
+    /// included; "short" is below the minimum plus the overlap, 64 + overlap
+    /// for strategies without a minimum).
     fn version(&self) -> &'static str {
-        "1.0.0"
+        "1.1.0"
     }
 
     fn summary(&self) -> &'static str {

@@ -218,8 +218,11 @@ impl Strategy for Structural {
     /// (issue 17: a late setext caption had become the title); overlap
     /// copies at most half of the previous chunk; a stub (under 8 tokens)
     /// joins a neighbour.
+    /// 1.3.0: `conditional` breadcrumbs follow seed 002 exactly (a chunk
+    /// that starts a section gets the full breadcrumb, its own heading
+    /// included; "short" is below the minimum plus the overlap).
     fn version(&self) -> &'static str {
-        "1.2.0"
+        "1.3.0"
     }
 
     fn summary(&self) -> &'static str {
@@ -318,11 +321,11 @@ impl Chunker for StructuralChunker {
         let pieces = pack(text, input.blocks, input.tokens, &packing);
         let mut pieces = merge_stubs(pieces, input.tokens, packing.hard_max_tokens);
         add_overlap(&mut pieces, input.tokens, &packing);
-        let ctx = BuildContext::new(
-            input,
-            profile.min_tokens,
-            document_title(input.meta, input.blocks),
-        );
+        let mut ctx = BuildContext::new(input, document_title(input.meta, input.blocks));
+        if matches!(profile.overlap, Overlap::Sentences(_)) {
+            // "Short" counts the sentences' actual tokens.
+            ctx.overlap_tokens = None;
+        }
         Ok(build_chunks(pieces, &ctx))
     }
 

@@ -131,7 +131,7 @@ mod tests {
             normalized: &doc.normalized,
             metadata: serde_json::json!({"title": "T", "other": 1}),
             profile: "spec-v1",
-            chunker_version: "structural:1.2.0",
+            chunker_version: "structural:1.3.0",
             tokenizer: "cl100k_base",
             chunks: &doc.chunks,
             event_headers: serde_json::json!({}),

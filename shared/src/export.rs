@@ -1,0 +1,385 @@
+//! Seed 002's per-chunk file objects (`chunk-worker chunk --format files`).
+//!
+//! One object per chunk, field for field as seed 002 defines it: ids built
+//! from the content type and the file's name, `embedText` / `originalText`,
+//! the heading trail with depths and GitHub anchors, positions in the
+//! **original** file in UTF-16 code units, token statistics, prev/next, the
+//! Markdown node types, processing metadata and the optional `source` lines.
+//! Our own record fields ride along under one extra key, `chunkWorker`,
+//! never mixed into seed 002's names. Pure: the caller reads and writes the
+//! files, and passes the clock's readings when it wants them recorded.
+
+use serde::Serialize;
+
+use crate::chunk::document_title;
+use crate::chunk::record::{Chunk, DocumentMeta};
+use crate::engine::ChunkedDocument;
+use crate::error::ChunkError;
+use crate::markdown::anchors::{github_slug, heading_anchors, Anchor};
+use crate::markdown::{parse_blocks, Block, BlockKind};
+use crate::profile::Profile;
+use crate::source_map::{SourceMap, Utf16Index};
+
+/// Characters per token of `tokenStats.estimatedTokens`: the usual rule of
+/// thumb for English text with BPE tokenizers (`ceil(chars / 4)`, chars in
+/// Unicode code points of `originalText`).
+pub const CHARS_PER_ESTIMATED_TOKEN: usize = 4;
+
+/// What names and describes one document's files.
+#[derive(Debug, Clone)]
+pub struct FileOptions<'a> {
+    /// `contentType` (`doc`, `post`).
+    pub content_type: &'a str,
+    /// `docName`: the source file's name without its extension.
+    pub doc_name: &'a str,
+    /// `metadata.sourceFile`: the source file's name.
+    pub source_file: &'a str,
+    /// `source.filePath`: the path as given.
+    pub file_path: &'a str,
+    /// `metadata.processedAt` (ISO 8601) and `pipeline.processingTimeMs`,
+    /// only when asked for: without them the files are the same bytes on
+    /// every run.
+    pub timestamps: Option<(String, u64)>,
+}
+
+/// One chunk's file: its name under `chunks/` and its object.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChunkFile {
+    /// `{contentType}_{docName}__ch{N}.json`.
+    #[serde(skip)]
+    pub file_name: String,
+    /// The object written to it.
+    #[serde(flatten)]
+    pub object: Seed002Chunk,
+}
+
+/// Seed 002's chunk object, in its field order.
+#[allow(missing_docs)] // the fields are seed 002's, documented there
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Seed002Chunk {
+    pub id: String,
+    pub parent_id: String,
+    pub chunk_number: u32,
+    pub content_type: String,
+    pub embed_text: String,
+    pub original_text: String,
+    pub file_title: String,
+    pub section_title: String,
+    pub header_path: Vec<String>,
+    pub header_breadcrumb: String,
+    pub header_depths: Vec<u8>,
+    pub header_slugs: Vec<String>,
+    pub section_slug: String,
+    pub source_position: SourcePosition,
+    pub token_stats: TokenStats,
+    pub prev_id: Option<String>,
+    pub next_id: Option<String>,
+    pub node_types: Vec<&'static str>,
+    pub metadata: FileMetadata,
+    pub source: SourceLines,
+    /// Our own record fields (ids, hashes, normalized offsets).
+    pub chunk_worker: OwnFields,
+}
+
+/// Seed 002 `sourcePosition`: the chunk's own span in the original file,
+/// UTF-16 code units.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourcePosition {
+    pub char_start: usize,
+    pub char_end: usize,
+    pub total_chars: usize,
+}
+
+/// Seed 002 `tokenStats`.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenStats {
+    /// Exact count of `originalText` in the profile's tokenizer.
+    pub tokens: u32,
+    /// `ceil(chars / CHARS_PER_ESTIMATED_TOKEN)`.
+    pub estimated_tokens: usize,
+}
+
+/// Seed 002 `metadata`.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileMetadata {
+    pub source_file: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub processed_at: Option<String>,
+    pub chunking_options: serde_json::Value,
+    pub pipeline: Pipeline,
+}
+
+/// Seed 002 `metadata.pipeline`.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pipeline {
+    /// The chunker version (`structural:1.3.0`).
+    pub version: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub processing_time_ms: Option<u64>,
+}
+
+/// Seed 002's optional `source`: 1-based lines of the original file.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceLines {
+    pub file_path: String,
+    pub start_line: usize,
+    pub end_line: usize,
+}
+
+/// The chunk record's own fields that seed 002 has no name for.
+#[allow(missing_docs)] // the JSONL record's fields, documented on `Chunk`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OwnFields {
+    pub chunk_id: String,
+    pub content_hash: String,
+    pub tenant_id: String,
+    pub document_id: String,
+    pub source_version_id: String,
+    pub ordinal: u32,
+    pub chunk_type: &'static str,
+    pub chunk_path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embed_token_count: Option<u32>,
+    pub char_start: u64,
+    pub char_end: u64,
+    pub byte_start: u64,
+    pub byte_end: u64,
+    pub overlap_prefix_chars: u32,
+    pub closing_suffix_chars: u32,
+    pub profile: String,
+    pub tokenizer: String,
+}
+
+/// The name of chunk `n`'s file.
+pub fn file_name(content_type: &str, doc_name: &str, n: usize) -> String {
+    format!("{content_type}_{doc_name}__ch{n}.json")
+}
+
+/// Seed 002's objects for every chunk of `doc`, chunked from `original`
+/// (the file's bytes as text) with `meta` under `profile`.
+pub fn seed002_files(
+    original: &str,
+    doc: &ChunkedDocument,
+    meta: &DocumentMeta,
+    profile: &Profile,
+    opts: &FileOptions<'_>,
+) -> Result<Vec<ChunkFile>, ChunkError> {
+    let map = SourceMap::new(original, &doc.normalized).ok_or_else(|| {
+        ChunkError::SourcePositions(format!(
+            "the normalized text of {} does not align with the file",
+            opts.file_path
+        ))
+    })?;
+    let utf16 = Utf16Index::new(original);
+    let blocks = parse_blocks(&doc.normalized);
+    let anchors = heading_anchors(&doc.normalized, &blocks);
+    let trails = Trails::new(&blocks, &anchors);
+    let file_title = document_title(meta, &blocks).unwrap_or_default();
+    let parent_id = format!("{}:{}", opts.content_type, opts.doc_name);
+    let id = |n: usize| format!("{parent_id}::ch{n}");
+    let chunking_options = chunking_options(profile);
+    let n = doc.chunks.len();
+    let mut out = Vec::with_capacity(n);
+    for (i, chunk) in doc.chunks.iter().enumerate() {
+        let own = chunk.byte_start as usize..chunk.byte_end as usize;
+        let (start, end) = (map.start(own.start), map.end(own.end));
+        let header = trails.header(&chunk.headings_path, own.end);
+        let section_title = chunk.headings_path.last().cloned().unwrap_or_default();
+        let section_slug = header.slugs.last().cloned().unwrap_or_default();
+        out.push(ChunkFile {
+            file_name: file_name(opts.content_type, opts.doc_name, i),
+            object: Seed002Chunk {
+                id: id(i),
+                parent_id: parent_id.clone(),
+                chunk_number: chunk.ordinal,
+                content_type: opts.content_type.to_owned(),
+                embed_text: chunk.embed_text.clone(),
+                original_text: chunk.chunk_text.clone(),
+                file_title: file_title.clone(),
+                section_title,
+                header_path: chunk.headings_path.clone(),
+                header_breadcrumb: chunk.headings_path.join(" > "),
+                header_depths: header.depths,
+                header_slugs: header.slugs,
+                section_slug,
+                source_position: SourcePosition {
+                    char_start: utf16.utf16(start),
+                    char_end: utf16.utf16(end),
+                    total_chars: utf16.len_utf16(),
+                },
+                token_stats: TokenStats {
+                    tokens: chunk.token_count,
+                    estimated_tokens: chunk
+                        .chunk_text
+                        .chars()
+                        .count()
+                        .div_ceil(CHARS_PER_ESTIMATED_TOKEN),
+                },
+                prev_id: i.checked_sub(1).map(id),
+                next_id: (i + 1 < n).then(|| id(i + 1)),
+                node_types: node_types(&blocks, &own),
+                metadata: FileMetadata {
+                    source_file: opts.source_file.to_owned(),
+                    processed_at: opts.timestamps.as_ref().map(|(at, _)| at.clone()),
+                    chunking_options: chunking_options.clone(),
+                    pipeline: Pipeline {
+                        version: doc.chunker_version.clone(),
+                        processing_time_ms: opts.timestamps.as_ref().map(|(_, ms)| *ms),
+                    },
+                },
+                source: SourceLines {
+                    file_path: opts.file_path.to_owned(),
+                    start_line: utf16.line(start),
+                    end_line: utf16.line(end.saturating_sub(1).max(start)),
+                },
+                chunk_worker: own_fields(chunk),
+            },
+        });
+    }
+    Ok(out)
+}
+
+/// `metadata.chunkingOptions`: the profile and its parameters.
+fn chunking_options(profile: &Profile) -> serde_json::Value {
+    let params = serde_json::to_value(profile.chunker().params()).unwrap_or_default();
+    let mut v = serde_json::json!({
+        "profile": profile.name,
+        "strategy": profile.strategy,
+        "tokenizer": profile.tokenizer.name(),
+        "granularity": profile.granularity.as_str(),
+        "breadcrumbMode": profile.breadcrumb.as_str(),
+        "params": params,
+    });
+    if let (Some(w), Some(obj)) = (&profile.embedder, v.as_object_mut()) {
+        obj.insert(
+            "embedder".into(),
+            serde_json::json!({ "name": w.name, "maxTokens": w.max_tokens }),
+        );
+    }
+    v
+}
+
+fn own_fields(c: &Chunk) -> OwnFields {
+    OwnFields {
+        chunk_id: c.chunk_id.clone(),
+        content_hash: c.content_hash.clone(),
+        tenant_id: c.tenant_id.clone(),
+        document_id: c.document_id.clone(),
+        source_version_id: c.source_version_id.clone(),
+        ordinal: c.ordinal,
+        chunk_type: c.chunk_type.as_str(),
+        chunk_path: c.chunk_path.clone(),
+        embed_token_count: c.embed_token_count,
+        char_start: c.char_start,
+        char_end: c.char_end,
+        byte_start: c.byte_start,
+        byte_end: c.byte_end,
+        overlap_prefix_chars: c.overlap_prefix_chars,
+        closing_suffix_chars: c.closing_suffix_chars,
+        profile: c.profile.clone(),
+        tokenizer: c.tokenizer.clone(),
+    }
+}
+
+/// The mdast names of the block kinds the own span touches, in order of
+/// first appearance.
+fn node_types(blocks: &[Block], own: &std::ops::Range<usize>) -> Vec<&'static str> {
+    let first = blocks.partition_point(|b| b.range.end <= own.start);
+    let mut out: Vec<&'static str> = Vec::new();
+    for b in blocks[first..]
+        .iter()
+        .take_while(|b| b.range.start < own.end)
+    {
+        let name = match b.kind {
+            BlockKind::Heading { .. } => "heading",
+            BlockKind::Paragraph | BlockKind::Other => "paragraph",
+            BlockKind::List { .. } => "list",
+            BlockKind::Table => "table",
+            BlockKind::Code { .. } => "code",
+            BlockKind::Quote => "blockquote",
+            BlockKind::Html => "html",
+            BlockKind::ThematicBreak => "thematicBreak",
+            BlockKind::FrontMatter => "yaml",
+        };
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// Depths and slugs of a chunk's heading path.
+#[derive(Debug)]
+struct Header {
+    depths: Vec<u8>,
+    slugs: Vec<String>,
+}
+
+/// The heading stack after every heading (as anchor indices), to find the
+/// headings a chunk's `headings_path` names.
+#[derive(Debug)]
+struct Trails<'a> {
+    anchors: &'a [Anchor],
+    /// (start byte of the heading, stack after it).
+    states: Vec<(usize, Vec<usize>)>,
+}
+
+impl<'a> Trails<'a> {
+    fn new(blocks: &[Block], anchors: &'a [Anchor]) -> Self {
+        let mut stack: Vec<usize> = Vec::new();
+        let mut states = Vec::with_capacity(anchors.len());
+        for (k, a) in anchors.iter().enumerate() {
+            while stack.last().is_some_and(|&j| anchors[j].level >= a.level) {
+                stack.pop();
+            }
+            stack.push(k);
+            states.push((blocks[a.block].range.start, stack.clone()));
+        }
+        Self { anchors, states }
+    }
+
+    /// The headings of `path` as the latest heading stack before `end` that
+    /// spells it; levels by position and computed slugs if none does.
+    fn header(&self, path: &[String], end: usize) -> Header {
+        if path.is_empty() {
+            return Header {
+                depths: Vec::new(),
+                slugs: Vec::new(),
+            };
+        }
+        let before = self.states.partition_point(|(start, _)| *start < end);
+        let found = self.states[..before].iter().rev().find(|(_, stack)| {
+            stack.len() == path.len()
+                && stack
+                    .iter()
+                    .zip(path)
+                    .all(|(&k, p)| self.anchors[k].text == *p)
+        });
+        match found {
+            Some((_, stack)) => Header {
+                depths: stack.iter().map(|&k| self.anchors[k].level).collect(),
+                slugs: stack
+                    .iter()
+                    .map(|&k| self.anchors[k].slug.clone())
+                    .collect(),
+            },
+            None => Header {
+                depths: (1..=path.len())
+                    .map(|d| u8::try_from(d.min(6)).unwrap_or(6))
+                    .collect(),
+                slugs: path.iter().map(|p| github_slug(p)).collect(),
+            },
+        }
+    }
+}
