@@ -41,6 +41,9 @@ fn main() -> ExitCode {
         Command::Links(args) => {
             offline_status("links", offline::links(args, stdout(), io::stderr()))
         }
+        Command::Report(args) => {
+            offline_status("report", offline::report::report(args, io::stderr().lock()))
+        }
         Command::Run => ExitCode::from(worker::commands::service::run()),
         Command::Migrate => ExitCode::from(worker::commands::service::migrate()),
         Command::Dlq(args) => ExitCode::from(worker::commands::dlq::run(args)),

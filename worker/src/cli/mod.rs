@@ -50,7 +50,21 @@ Examples:
   chunk-worker chunk runbook.md --document-id confluence:OPS:42 --source-version v7 --title Runbook
   chunk-worker chunk docs/ | jq -r '.chunk_path'
   chunk-worker chunk --profile recursive-v1 notes.md
-  chunk-worker chunk --profile-file mine.toml --metadata page.json page.md";
+  chunk-worker chunk --profile-file mine.toml --metadata page.json page.md
+  chunk-worker chunk --format files --out site/ --breadcrumb-mode always docs/
+
+--format files writes seed 002's per-chunk files instead of JSONL:
+DIR/chunks/{content-type}_{docName}__ch{N}.json, docName the file name without
+its extension (hyphens kept), N from 0. Each object has seed 002's fields
+(id, parentId, chunkNumber, contentType, embedText, originalText, fileTitle,
+sectionTitle, headerPath, headerBreadcrumb, headerDepths, headerSlugs
+(GitHub anchors), sectionSlug, sourcePosition (the chunk's own span in the
+ORIGINAL file, UTF-16 code units), tokenStats (exact tokens; estimatedTokens
+= ceil(characters / 4)), prevId, nextId, nodeTypes, metadata, source) plus our
+record's fields under `chunkWorker`. A document's files are written to a
+temporary directory and moved into place once it chunked completely; a re-run
+replaces them and removes the document's stale higher-numbered files; a
+failure leaves the previous files as they were. Schemas: schemas/.";
 
 const TOP_EXAMPLES: &str = "\
 Examples:
@@ -59,6 +73,7 @@ Examples:
   chunk-worker normalize notes.md              # the text chunk offsets refer to
   chunk-worker profiles                        # profiles, strategies, budgets
   chunk-worker profiles show spec-v1           # one profile as TOML
+  chunk-worker report notes.md -o report.html  # see where the boundaries fall
   chunk-worker chunk --help                    # every option of a subcommand";
 
 const NORMALIZE_HELP: &str = "\
@@ -77,7 +92,7 @@ Examples:
     version,
     about = "Turn normalized Markdown into retrieval-ready chunks, deterministically.",
     long_about = "Turn normalized Markdown into retrieval-ready chunks, deterministically.\n\n\
-        The offline commands (chunk, normalize, profiles) need no servers: they run the \
+        The offline commands (chunk, normalize, profiles, report) need no servers: they run the \
         same chunking engine as the queue worker on local files.",
     after_help = EXIT_STATUS_HELP,
     after_long_help = format!("{TOP_EXAMPLES}\n\n{EXIT_STATUS_HELP}"),
@@ -122,6 +137,15 @@ pub enum Command {
         after_long_help = format!("{LINKS_HELP}\n\n{EXIT_STATUS_HELP}")
     )]
     Links(LinksArgs),
+    /// Write one self-contained HTML page showing where the chunk boundaries
+    /// fall: each file's text with every chunk's span shaded, overlaps and
+    /// repeated headers marked, a size histogram per profile, and several
+    /// profiles side by side.
+    #[command(
+        after_help = EXIT_STATUS_HELP,
+        after_long_help = format!("{REPORT_HELP}\n\n{EXIT_STATUS_HELP}")
+    )]
+    Report(ReportArgs),
     /// Run the queue worker: consume normalize_markdown.completed messages, store
     /// chunks, publish chunking.completed events, until SIGTERM/SIGINT.
     #[command(after_long_help = SERVICE_HELP)]
@@ -402,9 +426,97 @@ pub struct ChunkArgs {
     #[arg(long, value_name = "T")]
     pub title: Option<String>,
 
+    /// What to write: JSONL records on stdout, or seed 002's per-chunk JSON
+    /// files under --out.
+    #[arg(long, value_enum, default_value_t = ChunkFormat::Jsonl)]
+    pub format: ChunkFormat,
+
+    /// Directory for `--format files`: each chunk goes to
+    /// DIR/chunks/{content-type}_{file name}__ch{N}.json.
+    #[arg(long, value_name = "DIR", required_if_eq("format", "files"))]
+    pub out: Option<PathBuf>,
+
+    /// Seed 002 `contentType` of `--format files` (`doc`, `post`, ...):
+    /// the first part of every id and file name.
+    #[arg(long, value_name = "TYPE", default_value = "doc", value_parser = parse_content_type)]
+    pub content_type: String,
+
+    /// How `--format files` names a document: `stem`, the file name without
+    /// its extension (seed 002); `path`, its path below the directory
+    /// argument without the extension, folders joined with `.`
+    /// (`keps/README.md` -> `keps.README`), for trees with many README.md.
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = DocNameArg::Stem)]
+    pub doc_name: DocNameArg,
+
+    /// When `embed_text` (`embedText`) starts with a breadcrumb, instead of
+    /// the profile's mode (seed 002 `breadcrumbMode`).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub breadcrumb_mode: Option<BreadcrumbArg>,
+
+    /// Record `processedAt` and `processingTimeMs` in `--format files`
+    /// metadata (without it the files are the same bytes on every run).
+    #[arg(long)]
+    pub timestamps: bool,
+
     /// Markdown files, or directories to search recursively for `*.md` files.
     #[arg(value_name = "FILE", required = true)]
     pub paths: Vec<PathBuf>,
+}
+
+/// What `chunk` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ChunkFormat {
+    /// One JSON record per chunk on stdout.
+    Jsonl,
+    /// Seed 002's per-chunk JSON files under --out.
+    Files,
+}
+
+/// How `--format files` derives a document's `docName`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DocNameArg {
+    /// The file name without its extension (seed 002).
+    Stem,
+    /// The path below the directory argument, folders joined with `.`.
+    Path,
+}
+
+/// Seed 002 `breadcrumbMode` on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BreadcrumbArg {
+    /// Full breadcrumb for section starts, tables/code/lists and short
+    /// chunks; the title alone for other prose when it is not the first
+    /// heading.
+    Conditional,
+    /// The full breadcrumb on every chunk.
+    Always,
+    /// Never: embed_text is the chunk text.
+    None,
+}
+
+impl BreadcrumbArg {
+    /// The engine's mode.
+    pub fn mode(self) -> shared::profile::BreadcrumbMode {
+        use shared::profile::BreadcrumbMode as M;
+        match self {
+            Self::Conditional => M::Conditional,
+            Self::Always => M::Always,
+            Self::None => M::None,
+        }
+    }
+}
+
+/// A content type is 1-32 characters of a-z, 0-9, `-` and `_`: it becomes
+/// part of file names and ids.
+fn parse_content_type(s: &str) -> Result<String, String> {
+    let ok = (1..=32).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+    if ok {
+        Ok(s.to_owned())
+    } else {
+        Err("a content type is 1-32 characters of a-z, 0-9, '-' and '_' (e.g. doc, post)".into())
+    }
 }
 
 const LINKS_HELP: &str = "\
@@ -456,6 +568,56 @@ fn parse_http_url(value: &str) -> Result<String, String> {
         Ok(_) => Err("must be an http(s) URL with a host".to_owned()),
         Err(e) => Err(format!("not a URL: {e}")),
     }
+}
+
+const REPORT_HELP: &str = "\
+For each file and each profile the page shows the normalized document (the
+text every chunk offset refers to) with each chunk's own span shaded in
+alternating colours and text no chunk owns left plain. Overlap (text a chunk
+repeats from before its span) is hatched in that chunk's colour; a repeated
+table header, a re-opened or a closing code fence (text a chunk adds that is
+not in the document there) is a marked block at the chunk's start or end.
+The margin gives each chunk's ordinal, chunk_type, token_count and
+chunk_path; clicking a chunk shows its chunk_id, content_hash, token counts
+and embed_text. With several --profile options the chunkings are columns side
+by side; each column has a histogram of chunk sizes against the profile's
+hard max.
+
+The page needs no network: CSS, script and charts are inline. Files are
+chunked as `chunk` chunks them (same default ids), in input order; a file
+that fails is reported on stderr and in the page, and the others are still
+shown. The page is written to a temporary file beside --out and renamed into
+place.
+
+Examples:
+  chunk-worker report notes.md -o report.html
+  chunk-worker report --profile spec-v1 --profile recursive-v1 docs/ -o compare.html
+  chunk-worker report --profile-file mine.toml --profile spec-v1 --profile mine page.md -o mine.html";
+
+/// Options of `chunk-worker report`.
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// Chunking profile to show (see `chunk-worker profiles`); repeat it to
+    /// compare profiles side by side, one column each [default: spec-v1, or
+    /// the --profile-file profiles]
+    #[arg(long = "profile", value_name = "NAME")]
+    pub profiles: Vec<String>,
+
+    /// Profile files and experimental strategies.
+    #[command(flatten)]
+    pub select: ProfileSelectArgs,
+
+    /// The HTML file to write (replaced if it exists).
+    #[arg(short, long, value_name = "FILE.html")]
+    pub out: PathBuf,
+
+    /// The page's title [default: `Chunk report: ` and the file names].
+    #[arg(long, value_name = "T")]
+    pub title: Option<String>,
+
+    /// Markdown files, or directories to search recursively for `*.md` files.
+    #[arg(value_name = "FILE", required = true)]
+    pub paths: Vec<PathBuf>,
 }
 
 /// Options of `chunk-worker normalize`.

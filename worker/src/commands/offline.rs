@@ -12,9 +12,11 @@
 //! a run early but quietly: the reader has all it wanted.
 
 pub mod eval;
+mod files;
 mod inputs;
 pub mod links;
 pub mod profiles;
+pub mod report;
 mod vectors;
 
 use std::fmt;
@@ -26,9 +28,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sha2::{Digest, Sha256};
 use shared::normalize::normalize;
 use shared::Engine;
-use shared::{Chunk, ChunkError, DocumentMeta, ErrorCode};
+use shared::{Chunk, ChunkError, ChunkedDocument, DocumentMeta, ErrorCode};
 
-use crate::cli::{exit, ChunkArgs, NormalizeArgs, ProfileSelectArgs};
+use crate::cli::{exit, ChunkArgs, ChunkFormat, NormalizeArgs, ProfileSelectArgs};
 
 pub use inputs::{collect_inputs, Input};
 pub use links::links;
@@ -66,6 +68,10 @@ pub enum OfflineError {
     /// The built-in chunking engine is inconsistent (a bug): exit status 1.
     #[error("cannot set up the chunking engine")]
     Engine(#[source] ChunkError),
+    /// Writing an output file (`--format files`, a report) failed (a full
+    /// disk, no permission): exit status 1; files already in place stay.
+    #[error("cannot write {}", .0.display())]
+    Files(std::path::PathBuf, #[source] io::Error),
 }
 
 impl OfflineError {
@@ -73,7 +79,7 @@ impl OfflineError {
     pub fn exit_code(&self) -> u8 {
         match self {
             Self::Usage(_) => exit::USAGE,
-            Self::Output(_) | Self::Engine(_) => exit::FAILED,
+            Self::Output(_) | Self::Engine(_) | Self::Files(..) => exit::FAILED,
         }
     }
 }
@@ -159,19 +165,58 @@ pub fn chunk(
     let inputs = collect_inputs(&args.paths);
     check_inputs(args, &inputs)?;
     let metadata = read_metadata(args)?;
+    let files_out = match (args.format, &args.out) {
+        (ChunkFormat::Files, Some(out)) => {
+            let names = files::doc_names(&inputs, &args.paths, args.doc_name)?;
+            Some((
+                files::FilesOut::new(out, &args.content_type, args.timestamps)?,
+                names,
+            ))
+        }
+        (ChunkFormat::Files, None) => {
+            return Err(OfflineError::Usage("--format files needs --out DIR".into()))
+        }
+        (ChunkFormat::Jsonl, _) => None,
+    };
+    let used = engine
+        .profile(Some(&profile))
+        .map_err(|e| OfflineError::Usage(e.to_string()))?;
 
     let bar = progress_bar(progress, inputs.len());
     let mut summary = Summary::default();
-    for input in &inputs {
+    for (i, input) in inputs.iter().enumerate() {
         bar.set_message(input.path.display().to_string());
         let result = match &input.listing_error {
             Some(e) => Err(FileFailure::source_unavailable(&input.path, e)),
             None => chunk_file(&engine, &profile, args, metadata.as_ref(), &input.path),
         };
+        let result = match (result, &files_out) {
+            (Ok(done), Some((out, names))) => {
+                let run = files::DocumentRun {
+                    path: &input.path,
+                    doc_name: &names[i],
+                    markdown: &done.markdown,
+                    meta: &done.meta,
+                    doc: &done.doc,
+                    profile: used,
+                    timing: done.timing,
+                };
+                match out.objects(&run) {
+                    Ok(objects) => {
+                        out.write(&names[i], &objects)?;
+                        summary.succeeded += 1;
+                        bar.inc(1);
+                        continue;
+                    }
+                    Err(e) => Err(FileFailure::chunking(&input.path, &e)),
+                }
+            }
+            (other, _) => other,
+        };
         match result {
-            Ok(chunks) => {
+            Ok(done) => {
                 summary.succeeded += 1;
-                if deliver(write_jsonl(&mut stdout, &chunks))? == Delivery::ReaderGone {
+                if deliver(write_jsonl(&mut stdout, &done.doc.chunks))? == Delivery::ReaderGone {
                     break;
                 }
             }
@@ -246,7 +291,10 @@ pub fn engine_and_profile(args: &ChunkArgs) -> Result<(Engine, String), OfflineE
             .unwrap_or_else(|| shared::profile::DEFAULT_PROFILE.to_owned()),
         (None, None) => shared::profile::DEFAULT_PROFILE.to_owned(),
     };
-    let engine = engine_for(&args.select, &[&name])?;
+    let mut engine = engine_for(&args.select, &[&name])?;
+    if let Some(mode) = args.breadcrumb_mode {
+        engine.set_breadcrumb_mode(mode.mode());
+    }
     engine
         .profile(Some(&name))
         .map_err(|e| OfflineError::Usage(e.to_string()))?;
@@ -305,6 +353,16 @@ fn check_inputs(args: &ChunkArgs, inputs: &[Input]) -> Result<(), OfflineError> 
     Ok(())
 }
 
+/// One file, read and chunked.
+#[derive(Debug)]
+struct Chunked {
+    markdown: Vec<u8>,
+    meta: DocumentMeta,
+    doc: ChunkedDocument,
+    /// When chunking started and how long it took.
+    timing: (time::OffsetDateTime, std::time::Duration),
+}
+
 /// Reads and chunks one file. Nothing is written yet: a file that fails
 /// leaves no output.
 fn chunk_file(
@@ -313,16 +371,22 @@ fn chunk_file(
     args: &ChunkArgs,
     metadata: Option<&serde_json::Value>,
     path: &Path,
-) -> Result<Vec<Chunk>, FileFailure> {
+) -> Result<Chunked, FileFailure> {
     let markdown = fs::read(path).map_err(|e| FileFailure::source_unavailable(path, &e))?;
     let mut meta = document_meta(args, path, &markdown);
     if let Some(m) = metadata {
         with_metadata(&mut meta, m);
     }
+    let started = (time::OffsetDateTime::now_utc(), std::time::Instant::now());
     let doc = engine
         .chunk(&markdown, &meta, Some(profile))
         .map_err(|e| FileFailure::chunking(path, &e))?;
-    Ok(doc.chunks)
+    Ok(Chunked {
+        markdown,
+        meta,
+        doc,
+        timing: (started.0, started.1.elapsed()),
+    })
 }
 
 /// Writes chunks as JSON lines, streaming: a large file's output is never
@@ -416,6 +480,12 @@ mod tests {
             document_id: None,
             source_version: None,
             title: None,
+            format: crate::cli::ChunkFormat::Jsonl,
+            out: None,
+            content_type: "doc".into(),
+            breadcrumb_mode: None,
+            doc_name: crate::cli::DocNameArg::Stem,
+            timestamps: false,
             paths: paths.iter().map(PathBuf::from).collect(),
         }
     }
