@@ -42,31 +42,43 @@ pub struct FileOptions<'a> {
     pub timestamps: Option<(String, u64)>,
 }
 
+/// What every file of one document shares, computed once; the files borrow
+/// from it.
+#[derive(Debug)]
+pub struct DocumentParts {
+    parent_id: String,
+    file_title: String,
+    chunking_options: serde_json::Value,
+    headers: Vec<(Vec<u8>, Vec<String>)>,
+    positions: Vec<(SourcePosition, usize, usize)>,
+    node_types: Vec<Vec<&'static str>>,
+}
+
 /// One chunk's file: its name under `chunks/` and its object.
 #[derive(Debug, Clone, Serialize)]
-pub struct ChunkFile {
+pub struct ChunkFile<'a> {
     /// `{contentType}_{docName}__ch{N}.json`.
     #[serde(skip)]
     pub file_name: String,
     /// The object written to it.
     #[serde(flatten)]
-    pub object: Seed002Chunk,
+    pub object: Seed002Chunk<'a>,
 }
 
 /// Seed 002's chunk object, in its field order.
 #[allow(missing_docs)] // the fields are seed 002's, documented there
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Seed002Chunk {
+pub struct Seed002Chunk<'a> {
     pub id: String,
-    pub parent_id: String,
+    pub parent_id: &'a str,
     pub chunk_number: u32,
-    pub content_type: String,
-    pub embed_text: String,
-    pub original_text: String,
-    pub file_title: String,
-    pub section_title: String,
-    pub header_path: Vec<String>,
+    pub content_type: &'a str,
+    pub embed_text: &'a str,
+    pub original_text: &'a str,
+    pub file_title: &'a str,
+    pub section_title: &'a str,
+    pub header_path: &'a [String],
     pub header_breadcrumb: String,
     pub header_depths: Vec<u8>,
     pub header_slugs: Vec<String>,
@@ -76,10 +88,10 @@ pub struct Seed002Chunk {
     pub prev_id: Option<String>,
     pub next_id: Option<String>,
     pub node_types: Vec<&'static str>,
-    pub metadata: FileMetadata,
-    pub source: SourceLines,
+    pub metadata: FileMetadata<'a>,
+    pub source: SourceLines<'a>,
     /// Our own record fields (ids, hashes, normalized offsets).
-    pub chunk_worker: OwnFields,
+    pub chunk_worker: OwnFields<'a>,
 }
 
 /// Seed 002 `sourcePosition`: the chunk's own span in the original file,
@@ -108,21 +120,21 @@ pub struct TokenStats {
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct FileMetadata {
-    pub source_file: String,
+pub struct FileMetadata<'a> {
+    pub source_file: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub processed_at: Option<String>,
-    pub chunking_options: serde_json::Value,
-    pub pipeline: Pipeline,
+    pub processed_at: Option<&'a str>,
+    pub chunking_options: &'a serde_json::Value,
+    pub pipeline: Pipeline<'a>,
 }
 
 /// Seed 002 `metadata.pipeline`.
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Pipeline {
+pub struct Pipeline<'a> {
     /// The chunker version (`structural:1.3.0`).
-    pub version: String,
+    pub version: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub processing_time_ms: Option<u64>,
 }
@@ -131,8 +143,8 @@ pub struct Pipeline {
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SourceLines {
-    pub file_path: String,
+pub struct SourceLines<'a> {
+    pub file_path: &'a str,
     pub start_line: usize,
     pub end_line: usize,
 }
@@ -140,15 +152,15 @@ pub struct SourceLines {
 /// The chunk record's own fields that seed 002 has no name for.
 #[allow(missing_docs)] // the JSONL record's fields, documented on `Chunk`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct OwnFields {
-    pub chunk_id: String,
-    pub content_hash: String,
-    pub tenant_id: String,
-    pub document_id: String,
-    pub source_version_id: String,
+pub struct OwnFields<'a> {
+    pub chunk_id: &'a str,
+    pub content_hash: &'a str,
+    pub tenant_id: &'a str,
+    pub document_id: &'a str,
+    pub source_version_id: &'a str,
     pub ordinal: u32,
     pub chunk_type: &'static str,
-    pub chunk_path: String,
+    pub chunk_path: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub embed_token_count: Option<u32>,
     pub char_start: u64,
@@ -157,8 +169,8 @@ pub struct OwnFields {
     pub byte_end: u64,
     pub overlap_prefix_chars: u32,
     pub closing_suffix_chars: u32,
-    pub profile: String,
-    pub tokenizer: String,
+    pub profile: &'a str,
+    pub tokenizer: &'a str,
 }
 
 /// The name of chunk `n`'s file.
@@ -166,15 +178,16 @@ pub fn file_name(content_type: &str, doc_name: &str, n: usize) -> String {
     format!("{content_type}_{doc_name}__ch{n}.json")
 }
 
-/// Seed 002's objects for every chunk of `doc`, chunked from `original`
-/// (the file's bytes as text) with `meta` under `profile`.
-pub fn seed002_files(
+/// The per-document parts of seed 002's objects for `doc`, chunked from
+/// `original` (the file's bytes as text) with `meta` under `profile`:
+/// positions in the original, heading depths and slugs, node types.
+pub fn document_parts(
     original: &str,
     doc: &ChunkedDocument,
     meta: &DocumentMeta,
     profile: &Profile,
     opts: &FileOptions<'_>,
-) -> Result<Vec<ChunkFile>, ChunkError> {
+) -> Result<DocumentParts, ChunkError> {
     let map = SourceMap::new(original, &doc.normalized).ok_or_else(|| {
         ChunkError::SourcePositions(format!(
             "the normalized text of {} does not align with the file",
@@ -185,39 +198,66 @@ pub fn seed002_files(
     let blocks = parse_blocks(&doc.normalized);
     let anchors = heading_anchors(&doc.normalized, &blocks);
     let trails = Trails::new(&blocks, &anchors);
-    let file_title = document_title(meta, &blocks).unwrap_or_default();
-    let parent_id = format!("{}:{}", opts.content_type, opts.doc_name);
-    let id = |n: usize| format!("{parent_id}::ch{n}");
-    let chunking_options = chunking_options(profile);
-    let n = doc.chunks.len();
-    let mut out = Vec::with_capacity(n);
-    for (i, chunk) in doc.chunks.iter().enumerate() {
+    let total_chars = utf16.len_utf16();
+    let mut headers = Vec::with_capacity(doc.chunks.len());
+    let mut positions = Vec::with_capacity(doc.chunks.len());
+    let mut node_kinds = Vec::with_capacity(doc.chunks.len());
+    for chunk in &doc.chunks {
         let own = chunk.byte_start as usize..chunk.byte_end as usize;
         let (start, end) = (map.start(own.start), map.end(own.end));
         let header = trails.header(&chunk.headings_path, own.end);
-        let section_title = chunk.headings_path.last().cloned().unwrap_or_default();
-        let section_slug = header.slugs.last().cloned().unwrap_or_default();
+        headers.push((header.depths, header.slugs));
+        positions.push((
+            SourcePosition {
+                char_start: utf16.utf16(start),
+                char_end: utf16.utf16(end),
+                total_chars,
+            },
+            utf16.line(start),
+            utf16.line(end.saturating_sub(1).max(start)),
+        ));
+        node_kinds.push(node_types(&blocks, &own));
+    }
+    Ok(DocumentParts {
+        parent_id: format!("{}:{}", opts.content_type, opts.doc_name),
+        file_title: document_title(meta, &blocks).unwrap_or_default(),
+        chunking_options: chunking_options(profile),
+        headers,
+        positions,
+        node_types: node_kinds,
+    })
+}
+
+/// Seed 002's objects for every chunk of `doc`, borrowing from `doc`,
+/// `parts` (from [`document_parts`]) and `opts`.
+pub fn seed002_files<'a>(
+    doc: &'a ChunkedDocument,
+    parts: &'a DocumentParts,
+    opts: &'a FileOptions<'a>,
+) -> Vec<ChunkFile<'a>> {
+    let id = |n: usize| format!("{}::ch{n}", parts.parent_id);
+    let n = doc.chunks.len();
+    let mut out = Vec::with_capacity(n);
+    for (i, chunk) in doc.chunks.iter().enumerate() {
+        let (depths, slugs) = &parts.headers[i];
+        let (position, start_line, end_line) = parts.positions[i];
         out.push(ChunkFile {
             file_name: file_name(opts.content_type, opts.doc_name, i),
             object: Seed002Chunk {
                 id: id(i),
-                parent_id: parent_id.clone(),
+                parent_id: &parts.parent_id,
                 chunk_number: chunk.ordinal,
-                content_type: opts.content_type.to_owned(),
-                embed_text: chunk.embed_text.clone(),
-                original_text: chunk.chunk_text.clone(),
-                file_title: file_title.clone(),
-                section_title,
-                header_path: chunk.headings_path.clone(),
+                content_type: opts.content_type,
+                embed_text: &chunk.embed_text,
+                original_text: &chunk.chunk_text,
+                file_title: &parts.file_title,
+                section_title: chunk.headings_path.last().map_or("", String::as_str),
+                header_path: &chunk.headings_path,
                 header_breadcrumb: chunk.headings_path.join(" > "),
-                header_depths: header.depths,
-                header_slugs: header.slugs,
-                section_slug,
-                source_position: SourcePosition {
-                    char_start: utf16.utf16(start),
-                    char_end: utf16.utf16(end),
-                    total_chars: utf16.len_utf16(),
-                },
+                header_depths: depths.clone(),
+                section_slug: slugs.last().cloned().unwrap_or_default(),
+                header_slugs: slugs.clone(),
+                source_position: position,
                 token_stats: TokenStats {
                     tokens: chunk.token_count,
                     estimated_tokens: chunk
@@ -228,26 +268,26 @@ pub fn seed002_files(
                 },
                 prev_id: i.checked_sub(1).map(id),
                 next_id: (i + 1 < n).then(|| id(i + 1)),
-                node_types: node_types(&blocks, &own),
+                node_types: parts.node_types[i].clone(),
                 metadata: FileMetadata {
-                    source_file: opts.source_file.to_owned(),
-                    processed_at: opts.timestamps.as_ref().map(|(at, _)| at.clone()),
-                    chunking_options: chunking_options.clone(),
+                    source_file: opts.source_file,
+                    processed_at: opts.timestamps.as_ref().map(|(at, _)| at.as_str()),
+                    chunking_options: &parts.chunking_options,
                     pipeline: Pipeline {
-                        version: doc.chunker_version.clone(),
+                        version: &doc.chunker_version,
                         processing_time_ms: opts.timestamps.as_ref().map(|(_, ms)| *ms),
                     },
                 },
                 source: SourceLines {
-                    file_path: opts.file_path.to_owned(),
-                    start_line: utf16.line(start),
-                    end_line: utf16.line(end.saturating_sub(1).max(start)),
+                    file_path: opts.file_path,
+                    start_line,
+                    end_line,
                 },
                 chunk_worker: own_fields(chunk),
             },
         });
     }
-    Ok(out)
+    out
 }
 
 /// `metadata.chunkingOptions`: the profile and its parameters.
@@ -270,16 +310,16 @@ fn chunking_options(profile: &Profile) -> serde_json::Value {
     v
 }
 
-fn own_fields(c: &Chunk) -> OwnFields {
+fn own_fields(c: &Chunk) -> OwnFields<'_> {
     OwnFields {
-        chunk_id: c.chunk_id.clone(),
-        content_hash: c.content_hash.clone(),
-        tenant_id: c.tenant_id.clone(),
-        document_id: c.document_id.clone(),
-        source_version_id: c.source_version_id.clone(),
+        chunk_id: &c.chunk_id,
+        content_hash: &c.content_hash,
+        tenant_id: &c.tenant_id,
+        document_id: &c.document_id,
+        source_version_id: &c.source_version_id,
         ordinal: c.ordinal,
         chunk_type: c.chunk_type.as_str(),
-        chunk_path: c.chunk_path.clone(),
+        chunk_path: &c.chunk_path,
         embed_token_count: c.embed_token_count,
         char_start: c.char_start,
         char_end: c.char_end,
@@ -287,8 +327,8 @@ fn own_fields(c: &Chunk) -> OwnFields {
         byte_end: c.byte_end,
         overlap_prefix_chars: c.overlap_prefix_chars,
         closing_suffix_chars: c.closing_suffix_chars,
-        profile: c.profile.clone(),
-        tokenizer: c.tokenizer.clone(),
+        profile: &c.profile,
+        tokenizer: &c.tokenizer,
     }
 }
 

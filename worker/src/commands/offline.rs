@@ -165,7 +165,7 @@ pub fn chunk(
     let inputs = collect_inputs(&args.paths);
     check_inputs(args, &inputs)?;
     let metadata = read_metadata(args)?;
-    let files_out = match (args.format, &args.out) {
+    let mut files_out = match (args.format, &args.out) {
         (ChunkFormat::Files, Some(out)) => {
             let names = files::doc_names(&inputs, &args.paths, args.doc_name)?;
             Some((
@@ -190,20 +190,19 @@ pub fn chunk(
             Some(e) => Err(FileFailure::source_unavailable(&input.path, e)),
             None => chunk_file(&engine, &profile, args, metadata.as_ref(), &input.path),
         };
-        let result = match (result, &files_out) {
+        let result = match (result, &mut files_out) {
             (Ok(done), Some((out, names))) => {
                 let run = files::DocumentRun {
                     path: &input.path,
                     doc_name: &names[i],
                     markdown: &done.markdown,
                     meta: &done.meta,
-                    doc: &done.doc,
+                    doc: done.doc,
                     profile: used,
                     timing: done.timing,
                 };
-                match out.objects(&run) {
-                    Ok(objects) => {
-                        out.write(&names[i], &objects)?;
+                match out.document(run)? {
+                    Ok(()) => {
                         summary.succeeded += 1;
                         bar.inc(1);
                         continue;
@@ -229,6 +228,9 @@ pub fn chunk(
         bar.inc(1);
     }
     bar.finish_and_clear();
+    if let Some((out, _)) = files_out {
+        out.finish()?;
+    }
     deliver(stdout.flush())?;
     Ok(summary)
 }

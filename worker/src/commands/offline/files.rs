@@ -8,22 +8,49 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::thread::JoinHandle;
 
-use shared::export::{file_name, seed002_files, ChunkFile, FileOptions};
+use shared::export::{document_parts, file_name, seed002_files, DocumentParts, FileOptions};
 use shared::{ChunkError, ChunkedDocument, DocumentMeta, Profile};
 
 use super::{Input, OfflineError};
 use crate::cli::DocNameArg;
 
-/// Where and how a run writes its files.
+/// Where and how a run writes its files. The chunking thread builds each
+/// document's JSON; a writer thread does the file system work, so the two
+/// overlap.
 #[derive(Debug)]
 pub(super) struct FilesOut {
+    content_type: String,
+    timestamps: bool,
+    jobs: Option<SyncSender<Job>>,
+    writer: Option<JoinHandle<Result<(), OfflineError>>>,
+}
+
+/// One document for the writer: the chunks and the parts its files share;
+/// the writer builds and serializes the objects.
+#[derive(Debug)]
+struct Job {
+    name: String,
+    doc: ChunkedDocument,
+    parts: DocumentParts,
+    source_file: String,
+    file_path: String,
+    timestamps: Option<(String, u64)>,
+}
+
+/// Documents queued for the writer at most (bounds the memory held).
+const QUEUED_DOCUMENTS: usize = 16;
+
+/// Where the writer thread writes.
+#[derive(Debug)]
+struct Target {
     out: PathBuf,
     chunks: PathBuf,
     content_type: String,
-    timestamps: bool,
 }
 
 /// The file name without its extension.
@@ -93,37 +120,79 @@ pub(super) struct DocumentRun<'a> {
     pub doc_name: &'a str,
     pub markdown: &'a [u8],
     pub meta: &'a DocumentMeta,
-    pub doc: &'a ChunkedDocument,
+    pub doc: ChunkedDocument,
     pub profile: &'a Profile,
     /// When chunking started (UTC) and how long it took, for `--timestamps`.
     pub timing: (time::OffsetDateTime, std::time::Duration),
 }
 
 impl FilesOut {
-    /// Creates `DIR/chunks`.
+    /// Creates `DIR/chunks` and starts the writer.
     pub fn new(out: &Path, content_type: &str, timestamps: bool) -> Result<Self, OfflineError> {
         let chunks = out.join("chunks");
         fs::create_dir_all(&chunks).map_err(|e| OfflineError::Files(chunks.clone(), e))?;
-        Ok(Self {
+        let target = Target {
             out: out.to_owned(),
             chunks,
             content_type: content_type.to_owned(),
+        };
+        let (jobs, queue) = sync_channel::<Job>(QUEUED_DOCUMENTS);
+        let writer = std::thread::Builder::new()
+            .name("files-writer".into())
+            .spawn(move || {
+                for job in queue {
+                    target.write(&job)?;
+                }
+                Ok(())
+            })
+            .map_err(|e| OfflineError::Files(out.to_owned(), e))?;
+        Ok(Self {
+            content_type: content_type.to_owned(),
             timestamps,
+            jobs: Some(jobs),
+            writer: Some(writer),
         })
     }
 
-    /// The objects of one document (pure; a failure is the document's).
-    pub fn objects(&self, run: &DocumentRun<'_>) -> Result<Vec<ChunkFile>, ChunkError> {
+    /// Waits until every queued document is written; the writer's first
+    /// failure, if any.
+    pub fn finish(mut self) -> Result<(), OfflineError> {
+        self.stop()
+    }
+
+    fn stop(&mut self) -> Result<(), OfflineError> {
+        self.jobs = None;
+        match self.writer.take().map(JoinHandle::join) {
+            None | Some(Ok(Ok(()))) => Ok(()),
+            Some(Ok(Err(e))) => Err(e),
+            Some(Err(_)) => Err(OfflineError::Files(
+                PathBuf::from("chunks"),
+                io::Error::other("the file writer thread panicked"),
+            )),
+        }
+    }
+
+    /// Builds and writes one document's files. A document whose positions
+    /// cannot be mapped is that document's failure (`Ok(Err(..))`, nothing
+    /// written); a write failure stops the run.
+    pub fn document(
+        &mut self,
+        run: DocumentRun<'_>,
+    ) -> Result<Result<(), ChunkError>, OfflineError> {
         // The engine decoded these bytes already.
-        let original = std::str::from_utf8(run.markdown).map_err(|e| ChunkError::InvalidUtf8 {
-            byte_offset: e.valid_up_to(),
-        })?;
-        let name = run.doc_name.to_owned();
+        let original = match std::str::from_utf8(run.markdown) {
+            Ok(text) => text,
+            Err(e) => {
+                return Ok(Err(ChunkError::InvalidUtf8 {
+                    byte_offset: e.valid_up_to(),
+                }))
+            }
+        };
         let source_file = run
             .path
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| name.clone());
+            .unwrap_or_else(|| run.doc_name.to_owned());
         let file_path = run.path.display().to_string();
         let timestamps = self.timestamps.then(|| {
             let (at, took) = run.timing;
@@ -134,17 +203,54 @@ impl FilesOut {
         });
         let opts = FileOptions {
             content_type: &self.content_type,
-            doc_name: &name,
+            doc_name: run.doc_name,
             source_file: &source_file,
             file_path: &file_path,
             timestamps,
         };
-        seed002_files(original, run.doc, run.meta, run.profile, &opts)
+        let parts = match document_parts(original, &run.doc, run.meta, run.profile, &opts) {
+            Ok(parts) => parts,
+            Err(e) => return Ok(Err(e)),
+        };
+        let timestamps = opts.timestamps;
+        let job = Job {
+            name: run.doc_name.to_owned(),
+            doc: run.doc,
+            parts,
+            source_file,
+            file_path,
+            timestamps,
+        };
+        let sent = self
+            .jobs
+            .as_ref()
+            .is_some_and(|jobs| jobs.send(job).is_ok());
+        if !sent {
+            // The writer stopped: its failure is the run's.
+            self.stop()?;
+            return Err(OfflineError::Files(
+                PathBuf::from(run.doc_name),
+                io::Error::other("the file writer has stopped"),
+            ));
+        }
+        Ok(Ok(()))
     }
+}
 
+impl Drop for FilesOut {
+    fn drop(&mut self) {
+        // A run that ends early still lets queued documents reach the disk.
+        let _ = self.stop();
+    }
+}
+
+impl Target {
     /// Writes one document's files: temporary directory, rename into
     /// place, stale files removed.
-    pub fn write(&self, name: &str, files: &[ChunkFile]) -> Result<(), OfflineError> {
+    /// Writes one document's files: temporary directory, rename into
+    /// place, stale files removed.
+    fn write(&self, job: &Job) -> Result<(), OfflineError> {
+        let name = &job.name;
         let tmp = self.out.join(format!(
             ".tmp-{}_{name}-{}",
             self.content_type,
@@ -155,11 +261,23 @@ impl FilesOut {
             fs::remove_dir_all(&tmp).map_err(|e| fail(&tmp, e))?;
         }
         fs::create_dir(&tmp).map_err(|e| fail(&tmp, e))?;
-        for f in files {
+        let opts = FileOptions {
+            content_type: &self.content_type,
+            doc_name: name,
+            source_file: &job.source_file,
+            file_path: &job.file_path,
+            timestamps: job.timestamps.clone(),
+        };
+        let files = seed002_files(&job.doc, &job.parts, &opts);
+        let mut buf = Vec::with_capacity(16 * 1024);
+        for f in &files {
             let p = tmp.join(&f.file_name);
-            write_json(&p, f).map_err(|e| fail(&p, e))?;
+            buf.clear();
+            serde_json::to_writer(&mut buf, f).map_err(|e| fail(&p, e.into()))?;
+            buf.push(b'\n');
+            fs::write(&p, &buf).map_err(|e| fail(&p, e))?;
         }
-        for f in files {
+        for f in &files {
             let (from, to) = (tmp.join(&f.file_name), self.chunks.join(&f.file_name));
             fs::rename(&from, &to).map_err(|e| fail(&to, e))?;
         }
@@ -176,12 +294,4 @@ impl FilesOut {
         }
         Ok(())
     }
-}
-
-/// Pretty JSON (two-space indent) and a final newline, as seed 002 shows.
-fn write_json(path: &Path, file: &ChunkFile) -> io::Result<()> {
-    let mut w = io::BufWriter::new(fs::File::create(path)?);
-    serde_json::to_writer_pretty(&mut w, file).map_err(io::Error::from)?;
-    w.write_all(b"\n")?;
-    w.flush()
 }
