@@ -48,7 +48,8 @@ const QUEUED_DOCUMENTS: usize = 16;
 /// Where the writer thread writes.
 #[derive(Debug)]
 struct Target {
-    out: PathBuf,
+    /// The run's temporary directory, inside `--out` (same file system).
+    tmp: PathBuf,
     chunks: PathBuf,
     content_type: String,
 }
@@ -131,8 +132,13 @@ impl FilesOut {
     pub fn new(out: &Path, content_type: &str, timestamps: bool) -> Result<Self, OfflineError> {
         let chunks = out.join("chunks");
         fs::create_dir_all(&chunks).map_err(|e| OfflineError::Files(chunks.clone(), e))?;
+        let tmp = out.join(format!(".tmp-chunks-{}", std::process::id()));
+        if tmp.exists() {
+            fs::remove_dir_all(&tmp).map_err(|e| OfflineError::Files(tmp.clone(), e))?;
+        }
+        fs::create_dir(&tmp).map_err(|e| OfflineError::Files(tmp.clone(), e))?;
         let target = Target {
-            out: out.to_owned(),
+            tmp,
             chunks,
             content_type: content_type.to_owned(),
         };
@@ -140,10 +146,17 @@ impl FilesOut {
         let writer = std::thread::Builder::new()
             .name("files-writer".into())
             .spawn(move || {
+                let mut result = Ok(());
                 for job in queue {
-                    target.write(&job)?;
+                    result = target.write(&job);
+                    if result.is_err() {
+                        break;
+                    }
                 }
-                Ok(())
+                // A failed document's written files go with the directory.
+                let removed = fs::remove_dir_all(&target.tmp)
+                    .map_err(|e| OfflineError::Files(target.tmp.clone(), e));
+                result.and(removed)
             })
             .map_err(|e| OfflineError::Files(out.to_owned(), e))?;
         Ok(Self {
@@ -251,16 +264,8 @@ impl Target {
     /// place, stale files removed.
     fn write(&self, job: &Job) -> Result<(), OfflineError> {
         let name = &job.name;
-        let tmp = self.out.join(format!(
-            ".tmp-{}_{name}-{}",
-            self.content_type,
-            std::process::id()
-        ));
+        let tmp = &self.tmp;
         let fail = |p: &Path, e: io::Error| OfflineError::Files(p.to_owned(), e);
-        if tmp.exists() {
-            fs::remove_dir_all(&tmp).map_err(|e| fail(&tmp, e))?;
-        }
-        fs::create_dir(&tmp).map_err(|e| fail(&tmp, e))?;
         let opts = FileOptions {
             content_type: &self.content_type,
             doc_name: name,
@@ -281,7 +286,6 @@ impl Target {
             let (from, to) = (tmp.join(&f.file_name), self.chunks.join(&f.file_name));
             fs::rename(&from, &to).map_err(|e| fail(&to, e))?;
         }
-        fs::remove_dir(&tmp).map_err(|e| fail(&tmp, e))?;
         // An earlier run's higher-numbered files of this document.
         let mut n = files.len();
         loop {
