@@ -370,13 +370,21 @@ fn rerun_replaces_files_removes_stale_ones_and_failures_keep_the_previous() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 
-    // Timestamps only when asked for; the default is the same bytes each run.
+    // Timestamps only when asked for; the default is the same bytes each run,
+    // and a file already in place is left alone (its mtime kept).
+    let ch0 = out.join("chunks/doc_guide__ch0.json");
+    let mtime = || fs::metadata(&ch0).unwrap().modified().unwrap();
+    let first_mtime = mtime();
+    std::thread::sleep(std::time::Duration::from_millis(20));
     fs::write(&input, "# Guide\n\nOne short paragraph.\n").unwrap();
     assert!(run(&[]).status.success());
-    assert_eq!(
-        fs::read(out.join("chunks/doc_guide__ch0.json")).unwrap(),
-        before
-    );
+    assert_eq!(fs::read(&ch0).unwrap(), before);
+    assert_eq!(mtime(), first_mtime);
+    // A changed document's files are replaced.
+    assert!(run(&["--breadcrumb-mode", "always"]).status.success());
+    assert_ne!(fs::read(&ch0).unwrap(), before);
+    assert!(run(&[]).status.success());
+    assert_eq!(fs::read(&ch0).unwrap(), before);
     assert!(run(&["--timestamps"]).status.success());
     let stamped = &read_files(&out)["doc_guide__ch0.json"];
     assert!(stamped["metadata"]["processedAt"].is_string());

@@ -259,9 +259,10 @@ impl Drop for FilesOut {
 
 impl Target {
     /// Writes one document's files: temporary directory, rename into
-    /// place, stale files removed.
-    /// Writes one document's files: temporary directory, rename into
-    /// place, stale files removed.
+    /// Writes one document's files: into the run's temporary directory,
+    /// then renamed into place; a file whose bytes are already in place (a
+    /// re-run of an unchanged document) is left alone, so its modification
+    /// time still says when it last changed; stale files removed.
     fn write(&self, job: &Job) -> Result<(), OfflineError> {
         let name = &job.name;
         let tmp = &self.tmp;
@@ -274,16 +275,26 @@ impl Target {
             timestamps: job.timestamps.clone(),
         };
         let files = seed002_files(&job.doc, &job.parts, &opts);
+        // Only a document that has files already is compared file by file.
+        let earlier = self
+            .chunks
+            .join(file_name(&self.content_type, name, 0))
+            .exists();
+        let mut changed = Vec::with_capacity(files.len());
         let mut buf = Vec::with_capacity(16 * 1024);
         for f in &files {
-            let p = tmp.join(&f.file_name);
             buf.clear();
+            let p = tmp.join(&f.file_name);
             serde_json::to_writer(&mut buf, f).map_err(|e| fail(&p, e.into()))?;
             buf.push(b'\n');
+            if earlier && fs::read(self.chunks.join(&f.file_name)).is_ok_and(|old| old == buf) {
+                continue;
+            }
             fs::write(&p, &buf).map_err(|e| fail(&p, e))?;
+            changed.push(&f.file_name);
         }
-        for f in &files {
-            let (from, to) = (tmp.join(&f.file_name), self.chunks.join(&f.file_name));
+        for file in changed {
+            let (from, to) = (tmp.join(file), self.chunks.join(file));
             fs::rename(&from, &to).map_err(|e| fail(&to, e))?;
         }
         // An earlier run's higher-numbered files of this document.
