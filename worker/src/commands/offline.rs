@@ -165,19 +165,24 @@ pub fn chunk(
     let inputs = collect_inputs(&args.paths);
     check_inputs(args, &inputs)?;
     let metadata = read_metadata(args)?;
-    let mut files_out = match (args.format, &args.out) {
-        (ChunkFormat::Files, Some(out)) => {
-            let names = files::doc_names(&inputs, &args.paths, args.doc_name)?;
-            Some((
-                files::FilesOut::new(out, &args.content_type, args.timestamps)?,
-                names,
-            ))
-        }
-        (ChunkFormat::Files, None) => {
-            return Err(OfflineError::Usage("--format files needs --out DIR".into()))
-        }
-        (ChunkFormat::Jsonl, _) => None,
-    };
+    let mut files_out =
+        match (args.format, &args.out) {
+            (ChunkFormat::Files, Some(out)) => {
+                let names = files::doc_names(&inputs, &args.paths, args.doc_name)?;
+                Some((
+                    files::FilesOut::new(out, &args.content_type, args.timestamps)?,
+                    names,
+                ))
+            }
+            (ChunkFormat::Files, None) => {
+                return Err(OfflineError::Usage("--format files needs --out DIR".into()))
+            }
+            (ChunkFormat::Jsonl, Some(_)) => return Err(OfflineError::Usage(
+                "--out is for --format files; JSONL goes to stdout (redirect it: > chunks.jsonl)"
+                    .into(),
+            )),
+            (ChunkFormat::Jsonl, None) => None,
+        };
     let used = engine
         .profile(Some(&profile))
         .map_err(|e| OfflineError::Usage(e.to_string()))?;
