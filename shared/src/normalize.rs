@@ -2,8 +2,15 @@
 //!
 //! 1. Decode UTF-8; a failure is [`ChunkError::InvalidUtf8`] with the byte
 //!    offset of the first bad sequence. A leading byte-order mark is dropped.
-//! 2. `\r\n` and lone `\r` become `\n`.
-//! 3. Outside fenced/indented code, tables, HTML blocks and front matter:
+//! 2. Control characters are removed everywhere, code blocks included (an
+//!    escape sequence in code reaches terminals and prompts too): C0 controls
+//!    other than tab, line feed and carriage return, DEL, C1 controls, and
+//!    the Unicode bidi embedding, override and isolate controls
+//!    (U+202A-U+202E, U+2066-U+2069) that can disguise text. See
+//!    [`is_removed_control`]; [`crate::source_map`] maps offsets back across
+//!    the removals.
+//! 3. `\r\n` and lone `\r` become `\n`.
+//! 4. Outside fenced/indented code, tables, HTML blocks and front matter:
 //!    runs of horizontal whitespace inside a line collapse to one space,
 //!    trailing horizontal whitespace is removed, and the line's leading
 //!    structure (indentation, `>` quote markers, list markers and the spaces
@@ -33,11 +40,36 @@ pub fn normalize(bytes: &[u8]) -> Result<NormalizedDocument, ChunkError> {
         byte_offset: e.valid_up_to(),
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let unified = unify_line_endings(text);
+    let clean = remove_controls(text);
+    let unified = unify_line_endings(&clean);
     let protected = protected_ranges(&unified);
     Ok(NormalizedDocument {
         text: collapse_whitespace(&unified, &protected),
     })
+}
+
+/// Whether normalization removes `c` (step 2): C0 controls other than tab,
+/// line feed and carriage return (a line ending, unified in step 3), DEL,
+/// C1 controls, and the bidi controls U+202A-U+202E and U+2066-U+2069.
+pub fn is_removed_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{0}'..='\u{8}'
+            | '\u{b}'
+            | '\u{c}'
+            | '\u{e}'..='\u{1f}'
+            | '\u{7f}'..='\u{9f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+    )
+}
+
+fn remove_controls(text: &str) -> Cow<'_, str> {
+    // Most documents have none: one scan, no copy.
+    if !text.chars().any(is_removed_control) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.chars().filter(|c| !is_removed_control(*c)).collect())
 }
 
 fn unify_line_endings(text: &str) -> Cow<'_, str> {
@@ -270,6 +302,18 @@ mod tests {
         let err = normalize(b"ok \xff\xfe rest").unwrap_err();
         assert_eq!(err, ChunkError::InvalidUtf8 { byte_offset: 3 });
         assert!(err.to_string().contains("byte offset 3"));
+    }
+
+    #[test]
+    fn control_characters_are_removed_everywhere_tabs_and_newlines_kept() {
+        let src = "# Ti\u{202e}tle\u{0}\n\nPay\u{7}\u{1b}[31m now\u{85}.\u{c}\n\n```\n\u{1b}[2Jrm -rf\t/\u{2066}x\u{2069}\n```\r\n";
+        assert_eq!(
+            norm(src),
+            "# Title\n\nPay[31m now.\n\n```\n[2Jrm -rf\t/x\n```\n"
+        );
+        for c in ['\t', '\n', '\r', ' ', 'a', '\u{a0}', '\u{200b}', '\u{feff}'] {
+            assert!(!is_removed_control(c), "{c:?}");
+        }
     }
 
     #[test]

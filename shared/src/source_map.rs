@@ -12,6 +12,8 @@
 //! offsets back, [`Utf16Index`] turns byte offsets into UTF-16 offsets and
 //! line numbers.
 
+use crate::normalize::is_removed_control;
+
 /// One stretch of the normalized text and where it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Segment {
@@ -94,7 +96,9 @@ impl SourceMap {
             }
             let oc = original.get(oi..)?.chars().next()?;
             let nc = normalized[ni..].chars().next()?;
-            if oc == '\r' {
+            if is_removed_control(oc) {
+                oi += oc.len_utf8(); // removed by normalization
+            } else if oc == '\r' {
                 if o.get(oi + 1) == Some(&b'\n') {
                     oi += 1; // the `\r` of `\r\n` is dropped
                 } else if nc == '\n' {
@@ -272,6 +276,18 @@ mod tests {
             "next\rline\n"
         );
         assert_eq!(m.start(norm.len()), original.len());
+    }
+
+    #[test]
+    fn removed_control_characters_stay_outside_the_mapped_text() {
+        let original = "a\u{1b}[1mb\u{202e}c\u{0}\n\u{7f}d";
+        let (norm, m) = map(original);
+        assert_eq!(norm, "a[1mbc\nd");
+        let b = norm.find('b').unwrap();
+        assert_eq!(&original[m.start(b)..m.end(b + 1)], "b");
+        assert_eq!(&original[m.start(0)..m.end(norm.len())], original);
+        let d = norm.find('d').unwrap();
+        assert_eq!(&original[m.start(d)..], "d");
     }
 
     #[test]

@@ -497,6 +497,11 @@ proptest! {
 fn soup() -> impl Strategy<Value = String> {
     let atoms = proptest::sample::select(
         &[
+            "\u{1b}[31m",
+            "\u{202e}",
+            "\u{0}",
+            "\u{85}",
+            "\u{c}",
             "#",
             "# ",
             "## ",
@@ -604,7 +609,15 @@ proptest! {
     fn normalization_is_idempotent(s in prop_oneof![any::<String>(), soup()]) {
         let once = normalize(s.as_bytes()).unwrap();
         let twice = normalize(once.text.as_bytes()).unwrap();
-        prop_assert_eq!(once, twice);
+        prop_assert_eq!(&once, &twice);
+        // No control character survives, and the original maps back.
+        let kept: Vec<char> = once
+            .text
+            .chars()
+            .filter(|c| shared::normalize::is_removed_control(*c))
+            .collect();
+        prop_assert!(kept.is_empty(), "{:?}", kept);
+        prop_assert!(shared::source_map::SourceMap::new(&s, &once.text).is_some());
     }
 }
 

@@ -221,6 +221,8 @@ impl Strategy for Structural {
     /// 1.3.0: `conditional` breadcrumbs follow seed 002 exactly (a chunk
     /// that starts a section gets the full breadcrumb, its own heading
     /// included; "short" is below the minimum plus the overlap).
+    /// Control characters (C0/C1, DEL, bidi controls) are removed during
+    /// normalization (issue 15), so such documents' output changes too.
     fn version(&self) -> &'static str {
         "1.3.0"
     }

@@ -34,6 +34,8 @@ impl Strategy for Token {
     /// that starts a section gets the full breadcrumb, its own heading
     /// included; "short" is below the minimum plus the overlap, 64 + overlap
     /// for strategies without a minimum).
+    /// Control characters (C0/C1, DEL, bidi controls) are removed during
+    /// normalization (issue 15), so such documents' output changes too.
     fn version(&self) -> &'static str {
         "1.1.0"
     }
