@@ -592,6 +592,8 @@ async fn the_database_going_away_pauses_the_worker_without_losing_anything() -> 
             .await?,
         1
     );
+    // The outage shows on /metrics.
+    assert_eq!(gauge(&app.ctx, "chunking_database_connected"), Some(0));
 
     proxy.restore();
     for i in 0..3 {
@@ -600,6 +602,7 @@ async fn the_database_going_away_pauses_the_worker_without_losing_anything() -> 
     app.events(3).await?;
     assert!(app.get(&app.topology.failed_queue()).await?.is_none());
     app.wait_ready().await?;
+    assert_eq!(gauge(&app.ctx, "chunking_database_connected"), Some(1));
     app.cleanup().await
 }
 
@@ -622,6 +625,7 @@ async fn the_worker_reconnects_after_the_broker_connection_drops() -> R {
         async move { Ok((!ctx.health.broker()).then_some(())) }
     })
     .await?;
+    assert_eq!(gauge(&app.ctx, "chunking_broker_connected"), Some(0));
     // Published while the worker is disconnected: waits in the quorum queue.
     app.publish_json(&message("acme-prod", "doc-b2", "v1", &sample_markdown(51)))
         .await?;
@@ -630,6 +634,7 @@ async fn the_worker_reconnects_after_the_broker_connection_drops() -> R {
     let ev = app.next_event().await?.json()?;
     assert_eq!(ev["document_id"], "doc-b2");
     app.wait_ready().await?;
+    assert_eq!(gauge(&app.ctx, "chunking_broker_connected"), Some(1));
     app.cleanup().await
 }
 
@@ -1050,4 +1055,12 @@ async fn first_versions_of_a_new_document_stored_concurrently_never_conflict() -
     assert_eq!((docs, versions, current), (30, 240, 30));
     pool.close().await;
     app.cleanup().await
+}
+
+/// A gauge's value as `/metrics` renders it.
+fn gauge(ctx: &worker::context::Context, name: &str) -> Option<i64> {
+    ctx.metrics
+        .render()
+        .lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
 }

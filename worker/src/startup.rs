@@ -47,12 +47,13 @@ impl Application {
             .context("reading the bound http address")?;
         let metrics = Arc::new(Metrics::new(settings.telemetry.max_tenant_labels));
         metrics.prime(&engine);
+        let health = Arc::new(Health::with_gauges(&metrics));
         let ctx = Arc::new(Context {
             topology: Topology::new(settings.topology_prefix.clone()),
             settings,
             pool,
             engine,
-            health: Arc::new(Health::default()),
+            health,
             metrics,
             outbox: crate::outbox::Committed::default(),
         });

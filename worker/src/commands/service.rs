@@ -21,7 +21,7 @@ pub fn migrate() -> u8 {
 
 /// `chunk-worker bench`: logs as quiet as the demo's.
 pub fn bench(opts: crate::commands::bench::BenchOptions) -> u8 {
-    let quiet = |s: &mut Settings| s.log.level = "warn,lapin=error".into();
+    let quiet = |s: &mut Settings| s.log.level = "warn,lapin=off".into();
     entry(quiet, move |settings| {
         crate::commands::bench::run(settings, opts)
     })
@@ -35,7 +35,7 @@ pub fn demo(inputs: Vec<std::path::PathBuf>) -> u8 {
     } else {
         inputs
     };
-    let quiet = |s: &mut Settings| s.log.level = "warn,lapin=error".into();
+    let quiet = |s: &mut Settings| s.log.level = "warn,lapin=off".into();
     entry(quiet, move |settings| {
         crate::commands::demo::run(settings, inputs)
     })

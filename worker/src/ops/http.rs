@@ -49,8 +49,14 @@ pub async fn is_ready(ctx: &Context) -> Result<(), &'static str> {
     )
     .await;
     match probe {
-        Ok(Ok(_)) => Ok(()),
-        _ => Err("database unreachable"),
+        Ok(Ok(_)) => {
+            ctx.health.set_database(true);
+            Ok(())
+        }
+        _ => {
+            ctx.health.set_database(false);
+            Err("database unreachable")
+        }
     }
 }
 

@@ -16,6 +16,7 @@
 //! * queue figures: `chunking_messages_consumed_total`,
 //!   `chunking_messages_acked_total`, `chunking_messages_dead_lettered_total`,
 //!   `chunking_transient_retries_total`, `chunking_messages_in_flight`,
+//!   `chunking_broker_connected`, `chunking_database_connected`,
 //!   `chunking_queue_messages{queue}` (ready messages in the requests, retry
 //!   and dead-letter queues, polled from the broker);
 //! * `chunking_events_published_total`: events confirmed by the broker.
@@ -222,6 +223,10 @@ pub struct Metrics {
     dead_lettered: Counter,
     retries: Counter,
     in_flight: Gauge,
+    /// 1 while the consumer's broker connection is up, else 0.
+    pub broker_connected: Gauge,
+    /// 1 while the database answers, else 0.
+    pub database_connected: Gauge,
     queues: Family<QueueLabels, Gauge>,
     events_published: Counter,
     /// Inference time and wall time at the previous GPU reading.
@@ -308,6 +313,18 @@ impl Metrics {
             "Retries after transient faults (database or broker down)",
             retries.clone(),
         );
+        let broker_connected = Gauge::default();
+        registry.register(
+            "chunking_broker_connected",
+            "1 while the consumer's broker connection is up, 0 while it is lost",
+            broker_connected.clone(),
+        );
+        let database_connected = Gauge::default();
+        registry.register(
+            "chunking_database_connected",
+            "1 while the database answers, 0 while it cannot be reached",
+            database_connected.clone(),
+        );
         let in_flight = Gauge::default();
         registry.register(
             "chunking_messages_in_flight",
@@ -344,6 +361,8 @@ impl Metrics {
             dead_lettered,
             retries,
             in_flight,
+            broker_connected,
+            database_connected,
             queues,
             events_published,
             gpu_last: Mutex::new(None),

@@ -98,6 +98,8 @@ struct PendingRow {
 /// (bounded by `outbox.flush_timeout`) and returns.
 pub async fn run(ctx: Arc<Context>, stop: CancellationToken) {
     let mut reconnect = ctx.settings.worker.backoff();
+    // The relay's own broker connection: its loss is one WARN, retries DEBUG.
+    let mut lost = false;
     loop {
         let publisher = tokio::select! {
             p = connect(&ctx) => p,
@@ -107,13 +109,20 @@ pub async fn run(ctx: Arc<Context>, stop: CancellationToken) {
             Ok(p) => p,
             Err(e) => {
                 let delay = reconnect.next().unwrap_or(Duration::from_secs(5));
-                tracing::warn!(error = %e, retry_in_ms = delay.as_millis() as u64, "outbox relay cannot reach the broker");
+                if std::mem::replace(&mut lost, true) {
+                    tracing::debug!(error = %e, retry_in_ms = delay.as_millis() as u64, "outbox relay cannot reach the broker");
+                } else {
+                    tracing::warn!(error = %e, retry_in_ms = delay.as_millis() as u64, "outbox relay cannot reach the broker; events stay in the outbox, retrying");
+                }
                 tokio::select! {
                     () = tokio::time::sleep(delay) => continue,
                     () = stop.cancelled() => return,
                 }
             }
         };
+        if std::mem::replace(&mut lost, false) {
+            tracing::info!("outbox relay reached the broker again; relaying");
+        }
         let session_start = std::time::Instant::now();
         match relay_loop(&ctx, &publisher, &stop).await {
             Ok(()) => return,
@@ -125,7 +134,8 @@ pub async fn run(ctx: Arc<Context>, stop: CancellationToken) {
                     reconnect = ctx.settings.worker.backoff();
                 }
                 let delay = reconnect.next().unwrap_or(Duration::from_secs(5));
-                tracing::warn!(error = %e, retry_in_ms = delay.as_millis() as u64, "outbox relay lost the broker; reconnecting");
+                lost = true;
+                tracing::warn!(error = %e, retry_in_ms = delay.as_millis() as u64, "outbox relay lost the broker: events stay in the outbox, reconnecting");
                 tokio::select! {
                     () = tokio::time::sleep(delay) => {}
                     () = stop.cancelled() => return,
@@ -240,6 +250,7 @@ async fn relay_loop(
         };
         match outcome {
             Ok(more) => {
+                ctx.health.set_database(true);
                 db_backoff = ctx.settings.worker.backoff();
                 if more {
                     continue;
@@ -252,7 +263,8 @@ async fn relay_loop(
             }
             Err(RelayError::Db(e)) => {
                 let delay = db_backoff.next().unwrap_or(Duration::from_secs(5));
-                tracing::warn!(error = %e, retry_in_ms = delay.as_millis() as u64, "outbox relay cannot reach the database");
+                ctx.health.set_database(false);
+                tracing::debug!(error = %e, retry_in_ms = delay.as_millis() as u64, "outbox relay cannot reach the database");
                 tokio::select! {
                     () = tokio::time::sleep(delay) => {}
                     () = stop.cancelled() => {}

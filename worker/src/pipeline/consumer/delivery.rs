@@ -171,7 +171,10 @@ async fn handle_with_retry(
     let mut backoff = ctx.settings.worker.backoff();
     loop {
         match handler::handle(ctx, body, event_headers).await {
-            Ok(outcome) => return Settlement::Done(outcome),
+            Ok(outcome) => {
+                ctx.health.set_database(true);
+                return Settlement::Done(outcome);
+            }
             Err(HandlerError::Permanent(f)) => return Settlement::Failed(f),
             Err(HandlerError::Transient(e)) => {
                 if !channel.status().connected() {
@@ -179,7 +182,10 @@ async fn handle_with_retry(
                 }
                 ctx.metrics.transient_retry();
                 let delay = backoff.next().unwrap_or(Duration::from_secs(10));
-                tracing::warn!(error = %e, retry_in_ms = delay.as_millis() as u64, "transient fault; message held and retried");
+                // Transient faults are the database's: the loss is logged
+                // once (WARN, by `set_database`), each retry at DEBUG.
+                ctx.health.set_database(false);
+                tracing::debug!(error = %e, retry_in_ms = delay.as_millis() as u64, "transient fault; message held and retried");
                 tokio::select! {
                     () = tokio::time::sleep(delay) => {}
                     () = shutdown.cancelled() => return Settlement::Park,

@@ -59,14 +59,18 @@ pub async fn run(ctx: Arc<Context>, shutdown: CancellationToken) {
         match session(&ctx, &shutdown).await {
             Ok(()) => return,
             Err(e) => {
-                ctx.health.set_broker(false);
+                let change = ctx.health.set_broker(false);
                 ctx.health.set_consuming(false);
                 let delay = backoff.next().unwrap_or(Duration::from_secs(10));
-                tracing::warn!(
-                    error = format!("{e:#}"),
-                    retry_in_ms = delay.as_millis() as u64,
-                    "consumer session failed; reconnecting"
-                );
+                let error = format!("{e:#}");
+                let retry_in_ms = delay.as_millis() as u64;
+                // A lost connection is one WARN (`set_broker`); a session
+                // that never came up names its reason once too.
+                if change == crate::context::Change::Same && !ctx.health.broker_ever_up() {
+                    tracing::warn!(error, retry_in_ms, "cannot reach the broker; retrying");
+                } else {
+                    tracing::debug!(error, retry_in_ms, "consumer session failed; reconnecting");
+                }
                 tokio::select! {
                     () = tokio::time::sleep(delay) => {}
                     () = shutdown.cancelled() => return,
