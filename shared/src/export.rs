@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::chunk::document_title;
 use crate::chunk::record::{Chunk, DocumentMeta};
+use crate::chunk::span::{block_span, HeadingTrail};
 use crate::engine::ChunkedDocument;
 use crate::error::ChunkError;
 use crate::markdown::anchors::{github_slug, heading_anchors, Anchor};
@@ -197,7 +198,10 @@ pub fn document_parts(
     let utf16 = Utf16Index::new(original);
     let blocks = parse_blocks(&doc.normalized);
     let anchors = heading_anchors(&doc.normalized, &blocks);
-    let trails = Trails::new(&blocks, &anchors);
+    let trails = Trails {
+        trail: HeadingTrail::new(&blocks),
+        anchors: &anchors,
+    };
     let total_chars = utf16.len_utf16();
     let mut headers = Vec::with_capacity(doc.chunks.len());
     let mut positions = Vec::with_capacity(doc.chunks.len());
@@ -335,12 +339,9 @@ fn own_fields(c: &Chunk) -> OwnFields<'_> {
 /// The mdast names of the block kinds the own span touches, in order of
 /// first appearance.
 fn node_types(blocks: &[Block], own: &std::ops::Range<usize>) -> Vec<&'static str> {
-    let first = blocks.partition_point(|b| b.range.end <= own.start);
+    let (first, last) = block_span(blocks, own);
     let mut out: Vec<&'static str> = Vec::new();
-    for b in blocks[first..]
-        .iter()
-        .take_while(|b| b.range.start < own.end)
-    {
+    for b in blocks.get(first..=last).unwrap_or(&[]) {
         let name = match b.kind {
             BlockKind::Heading { .. } => "heading",
             BlockKind::Paragraph | BlockKind::Other => "paragraph",
@@ -366,27 +367,22 @@ struct Header {
     slugs: Vec<String>,
 }
 
-/// The heading stack after every heading (as anchor indices), to find the
-/// headings a chunk's `headings_path` names.
+/// The heading stacks of a document with each heading's anchor, to find
+/// the headings a chunk's `headings_path` names.
 #[derive(Debug)]
 struct Trails<'a> {
+    trail: HeadingTrail<'a>,
+    /// The anchors, in block order.
     anchors: &'a [Anchor],
-    /// (start byte of the heading, stack after it).
-    states: Vec<(usize, Vec<usize>)>,
 }
 
-impl<'a> Trails<'a> {
-    fn new(blocks: &[Block], anchors: &'a [Anchor]) -> Self {
-        let mut stack: Vec<usize> = Vec::new();
-        let mut states = Vec::with_capacity(anchors.len());
-        for (k, a) in anchors.iter().enumerate() {
-            while stack.last().is_some_and(|&j| anchors[j].level >= a.level) {
-                stack.pop();
-            }
-            stack.push(k);
-            states.push((blocks[a.block].range.start, stack.clone()));
-        }
-        Self { anchors, states }
+impl Trails<'_> {
+    fn anchor(&self, block: usize) -> Option<&Anchor> {
+        let k = self
+            .anchors
+            .binary_search_by_key(&block, |a| a.block)
+            .ok()?;
+        self.anchors.get(k)
     }
 
     /// The headings of `path` as the latest heading stack before `end` that
@@ -398,21 +394,15 @@ impl<'a> Trails<'a> {
                 slugs: Vec::new(),
             };
         }
-        let before = self.states.partition_point(|(start, _)| *start < end);
-        let found = self.states[..before].iter().rev().find(|(_, stack)| {
-            stack.len() == path.len()
-                && stack
-                    .iter()
-                    .zip(path)
-                    .all(|(&k, p)| self.anchors[k].text == *p)
+        let found = self.trail.stacks_before(end).find_map(|stack| {
+            let anchors: Option<Vec<&Anchor>> = stack.iter().map(|&b| self.anchor(b)).collect();
+            anchors
+                .filter(|a| a.len() == path.len() && a.iter().zip(path).all(|(a, p)| a.text == *p))
         });
         match found {
-            Some((_, stack)) => Header {
-                depths: stack.iter().map(|&k| self.anchors[k].level).collect(),
-                slugs: stack
-                    .iter()
-                    .map(|&k| self.anchors[k].slug.clone())
-                    .collect(),
+            Some(anchors) => Header {
+                depths: anchors.iter().map(|a| a.level).collect(),
+                slugs: anchors.iter().map(|a| a.slug.clone()).collect(),
             },
             None => Header {
                 depths: (1..=path.len())

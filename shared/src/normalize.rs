@@ -170,12 +170,10 @@ fn protected_ranges(text: &str) -> Vec<Range<usize>> {
     out
 }
 
-fn is_hspace(c: char) -> bool {
-    c == ' '
-        || c == '\t'
-        || c == '\u{0b}'
-        || c == '\u{0c}'
-        || (c != '\n' && c.is_whitespace() && c != '\r')
+/// Horizontal whitespace: what a collapsed run is made of (every Unicode
+/// space but the line endings).
+pub(crate) fn is_hspace(c: char) -> bool {
+    c != '\n' && c != '\r' && c.is_whitespace()
 }
 
 fn collapse_whitespace(text: &str, protected: &[Range<usize>]) -> String {

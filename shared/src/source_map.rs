@@ -12,7 +12,8 @@
 //! offsets back, [`Utf16Index`] turns byte offsets into UTF-16 offsets and
 //! line numbers.
 
-use crate::normalize::is_removed_control;
+use crate::markdown::UnitIndex;
+use crate::normalize::{is_hspace, is_removed_control};
 
 /// One stretch of the normalized text and where it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,10 +36,6 @@ struct Segment {
 pub struct SourceMap {
     segments: Vec<Segment>,
     original_len: usize,
-}
-
-fn is_hspace(c: char) -> bool {
-    c != '\n' && c != '\r' && c.is_whitespace()
 }
 
 impl SourceMap {
@@ -182,20 +179,17 @@ impl SourceMap {
 /// Byte offsets of a text to UTF-16 offsets and 1-based line numbers.
 #[derive(Debug)]
 pub struct Utf16Index<'a> {
-    text: &'a str,
-    /// UTF-16 units before every [`STRIDE`]-byte checkpoint.
-    checkpoints: Vec<usize>,
+    units: UnitIndex<'a>,
+    len: usize,
     /// Byte offsets where lines start (`\n`, `\r\n` and a lone `\r` end one).
     line_starts: Vec<usize>,
 }
 
-const STRIDE: usize = 256;
-
 /// UTF-16 units of UTF-8 bytes: one per char, two for a 4-byte char.
-fn utf16_units(bytes: &[u8]) -> usize {
+fn utf16_units(bytes: &[u8]) -> u64 {
     bytes
         .iter()
-        .map(|&b| usize::from((b as i8) >= -0x40) + usize::from(b >= 0xF0))
+        .map(|&b| u64::from((b as i8) >= -0x40) + u64::from(b >= 0xF0))
         .sum()
 }
 
@@ -203,13 +197,6 @@ impl<'a> Utf16Index<'a> {
     /// Indexes `text`.
     pub fn new(text: &'a str) -> Self {
         let bytes = text.as_bytes();
-        let mut checkpoints = Vec::with_capacity(bytes.len() / STRIDE + 2);
-        let mut units = 0;
-        checkpoints.push(0);
-        for block in bytes.chunks(STRIDE) {
-            units += utf16_units(block);
-            checkpoints.push(units);
-        }
         let mut line_starts = vec![0];
         for (i, &b) in bytes.iter().enumerate() {
             let ends_line = b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
@@ -218,22 +205,20 @@ impl<'a> Utf16Index<'a> {
             }
         }
         Self {
-            text,
-            checkpoints,
+            units: UnitIndex::new(text, utf16_units),
+            len: text.len(),
             line_starts,
         }
     }
 
     /// UTF-16 units before byte offset `byte` (a char boundary).
     pub fn utf16(&self, byte: usize) -> usize {
-        let byte = byte.min(self.text.len());
-        let slot = byte / STRIDE;
-        self.checkpoints[slot] + utf16_units(&self.text.as_bytes()[slot * STRIDE..byte])
+        usize::try_from(self.units.units_before(byte)).unwrap_or(usize::MAX)
     }
 
     /// The text's length in UTF-16 units.
     pub fn len_utf16(&self) -> usize {
-        self.utf16(self.text.len())
+        self.utf16(self.len)
     }
 
     /// The 1-based line holding byte offset `byte`.

@@ -65,7 +65,41 @@ pub enum Change {
     Same,
 }
 
+/// What a link logs when it changes.
+#[derive(Debug)]
+struct Notices {
+    connected: &'static str,
+    lost: &'static str,
+    back: &'static str,
+}
+
+const BROKER: Notices = Notices {
+    connected: "connected to the broker",
+    lost: "lost the broker connection: unacknowledged messages go back to the queue, \
+           reconnecting with backoff (retries log at DEBUG)",
+    back: "the broker connection is back; consuming again",
+};
+
+const DATABASE: Notices = Notices {
+    connected: "connected to the database",
+    lost: "cannot reach the database: messages are held unacknowledged and retried, \
+           events stay in the outbox (retries log at DEBUG)",
+    back: "the database answers again; storing and relaying resumed",
+};
+
 impl Link {
+    /// Sets the state and logs a change: INFO when up, WARN when lost.
+    fn report(&self, up: bool, notices: &Notices) -> Change {
+        let change = self.set(up);
+        match change {
+            Change::Connected => tracing::info!("{}", notices.connected),
+            Change::Lost => tracing::warn!("{}", notices.lost),
+            Change::Back => tracing::info!("{}", notices.back),
+            Change::Same => {}
+        }
+        change
+    }
+
     fn set(&self, up: bool) -> Change {
         self.gauge.set(i64::from(up));
         let was = self.up.swap(up, Ordering::SeqCst);
@@ -95,35 +129,13 @@ impl Health {
     /// Records whether the consumer's broker connection is up; logs a loss
     /// (WARN) and a recovery (INFO) once each.
     pub fn set_broker(&self, up: bool) -> Change {
-        let change = self.broker.set(up);
-        match change {
-            Change::Connected => tracing::info!("connected to the broker"),
-            Change::Lost => tracing::warn!(
-                "lost the broker connection: unacknowledged messages go back to the queue, \
-                 reconnecting with backoff (retries log at DEBUG)"
-            ),
-            Change::Back => tracing::info!("the broker connection is back; consuming again"),
-            Change::Same => {}
-        }
-        change
+        self.broker.report(up, &BROKER)
     }
 
     /// Records whether the database answered; logs a loss (WARN) and a
     /// recovery (INFO) once each.
     pub fn set_database(&self, up: bool) -> Change {
-        let change = self.database.set(up);
-        match change {
-            Change::Connected => tracing::info!("connected to the database"),
-            Change::Lost => tracing::warn!(
-                "cannot reach the database: messages are held unacknowledged and retried, \
-                 events stay in the outbox (retries log at DEBUG)"
-            ),
-            Change::Back => {
-                tracing::info!("the database answers again; storing and relaying resumed")
-            }
-            Change::Same => {}
-        }
-        change
+        self.database.report(up, &DATABASE)
     }
 
     /// Whether the broker connection was ever up in this process.

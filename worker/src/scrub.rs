@@ -48,18 +48,20 @@ struct Rule {
 impl Rule {
     fn apply<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
         self.re.replace_all(text, |c: &Captures<'_>| {
-            let Some(target) = c.get(self.group) else {
+            let (Some(whole), Some(target)) = (c.get(0), c.get(self.group)) else {
                 return c[0].to_owned();
             };
             if !(self.check)(target.as_str()) {
-                return c[0].to_owned();
+                return whole.as_str().to_owned();
             }
-            let whole = &c[0];
-            let (a, b) = (
-                target.start() - c.get(0).map_or(0, |m| m.start()),
-                target.end() - c.get(0).map_or(0, |m| m.start()),
-            );
-            format!("{}{}{}", &whole[..a], self.placeholder, &whole[b..])
+            let at = whole.start();
+            let w = whole.as_str();
+            format!(
+                "{}{}{}",
+                &w[..target.start() - at],
+                self.placeholder,
+                &w[target.end() - at..]
+            )
         })
     }
 }

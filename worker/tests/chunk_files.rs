@@ -9,17 +9,16 @@
 
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use common::root;
 use serde_json::Value;
 use shared::normalize::normalize;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// Runs the binary from the repository root (so `source.filePath` is the
 /// relative path given).
@@ -31,11 +30,16 @@ fn chunk_worker(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `chunk --format files --out OUT ARGS...`.
+fn chunk_files(out: &Path, args: &[&str]) -> Output {
+    let out = out.display().to_string();
+    let mut all = vec!["chunk", "--format", "files", "--out", &out];
+    all.extend_from_slice(args);
+    chunk_worker(&all)
+}
+
 fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("chunk-files-{test}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
+    common::temp_dir("files", test)
 }
 
 /// Every Markdown fixture (the folder and its regressions), relative to the
@@ -120,18 +124,9 @@ fn every_output_validates_and_positions_round_trip() {
         "retrieval-v1",
     ] {
         let out = temp_dir(&format!("roundtrip-{profile}"));
-        let out_s = out.display().to_string();
-        let mut args = vec![
-            "chunk",
-            "--format",
-            "files",
-            "--out",
-            &out_s,
-            "--profile",
-            profile,
-        ];
+        let mut args = vec!["--profile", profile];
         args.extend(inputs.iter().map(String::as_str));
-        let run = chunk_worker(&args);
+        let run = chunk_files(&out, &args);
         assert!(
             run.status.success(),
             "{}",
@@ -266,14 +261,7 @@ fn golden_files_of_fixture_01_and_seed_002s_four_chunk_example() {
         ("worker/tests/fixtures/strategy.md", Some(4)),
     ] {
         let out = temp_dir("golden");
-        let run = chunk_worker(&[
-            "chunk",
-            "--format",
-            "files",
-            "--out",
-            &out.display().to_string(),
-            input,
-        ]);
+        let run = chunk_files(&out, &[input]);
         assert!(
             run.status.success(),
             "{}",
@@ -319,21 +307,12 @@ fn rerun_replaces_files_removes_stale_ones_and_failures_keep_the_previous() {
     let dir = temp_dir("safe");
     let out = dir.join("out");
     let input = dir.join("guide.md");
-    let out_s = out.display().to_string();
     let input_s = input.display().to_string();
     let run = |extra: &[&str]| {
-        let mut args = vec![
-            "chunk",
-            "--format",
-            "files",
-            "--out",
-            &out_s,
-            "--profile",
-            "token-v1",
-        ];
+        let mut args = vec!["--profile", "token-v1"];
         args.extend_from_slice(extra);
         args.push(&input_s);
-        chunk_worker(&args)
+        chunk_files(&out, &args)
     };
     let long: String = (0..120)
         .map(|i| {
@@ -405,29 +384,18 @@ fn two_inputs_with_one_doc_name_are_a_usage_error_and_write_nothing() {
         fs::write(dir.join(sub).join("readme.md"), "# Readme\n\ntext\n").unwrap();
     }
     let out = dir.join("out");
-    let run = chunk_worker(&[
-        "chunk",
-        "--format",
-        "files",
-        "--out",
-        &out.display().to_string(),
-        &dir.join("a").display().to_string(),
-        &dir.join("b").display().to_string(),
-    ]);
+    let run = chunk_files(
+        &out,
+        &[
+            &dir.join("a").display().to_string(),
+            &dir.join("b").display().to_string(),
+        ],
+    );
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("readme"));
     assert!(!out.join("chunks").exists() || read_files(&out).is_empty());
     // Named by their paths below the directory argument, both are written.
-    let run = chunk_worker(&[
-        "chunk",
-        "--format",
-        "files",
-        "--doc-name",
-        "path",
-        "--out",
-        &out.display().to_string(),
-        &dir.display().to_string(),
-    ]);
+    let run = chunk_files(&out, &["--doc-name", "path", &dir.display().to_string()]);
     assert!(
         run.status.success(),
         "{}",
@@ -474,16 +442,7 @@ fn breadcrumb_mode_flag_overrides_the_profile() {
     }
     // `--format files` takes the same mode.
     let out = temp_dir("mode-files");
-    let run = chunk_worker(&[
-        "chunk",
-        "--format",
-        "files",
-        "--breadcrumb-mode",
-        "none",
-        "--out",
-        &out.display().to_string(),
-        input,
-    ]);
+    let run = chunk_files(&out, &["--breadcrumb-mode", "none", input]);
     assert!(run.status.success());
     for f in read_files(&out).values() {
         assert_eq!(f["embedText"], f["originalText"]);

@@ -7,12 +7,15 @@
 // Test code: a failed unwrap is a failed test, with the value in the message.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use common::chunk_worker;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -64,17 +67,6 @@ fn markdown_fixtures() -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
-}
-
-fn chunk_worker<I, S>(args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    Command::new(env!("CARGO_BIN_EXE_chunk-worker"))
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 fn stdout(out: &Output) -> String {

@@ -5,23 +5,15 @@
 // Test code: a failed unwrap is a failed test, with the value in the message.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::ffi::OsStr;
 use std::fs;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
+use common::chunk_worker;
 use serde_json::{json, Value};
-
-fn chunk_worker<I, S>(args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    Command::new(env!("CARGO_BIN_EXE_chunk-worker"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn temp_file(test: &str, name: &str, content: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(

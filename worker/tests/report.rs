@@ -11,38 +11,19 @@
 // Test code: a failed unwrap is a failed test, with the value in the message.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+use common::{chunk_worker, fixture};
 
 use serde_json::Value;
 
-fn chunk_worker<I, S>(args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    Command::new(env!("CARGO_BIN_EXE_chunk-worker"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/tests/fixtures")
-        .join(name)
-}
-
-/// A fresh directory for one test.
 fn temp_dir(test: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("chunk-worker-report-{}-{test}", std::process::id()));
-    fs::remove_dir_all(&dir).ok();
-    fs::create_dir_all(&dir).unwrap();
-    dir
+    common::temp_dir("report", test)
 }
 
 /// Runs `report` on `files` with `profiles`; the page and the run.

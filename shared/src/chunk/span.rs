@@ -22,25 +22,35 @@ use crate::tokens::DocumentTokens;
 #[derive(Debug)]
 pub(crate) struct HeadingTrail<'a> {
     blocks: &'a [Block],
-    /// For each heading block (by block index), the path after it.
-    paths: Vec<(usize, Vec<String>)>,
+    /// For each heading block (by block index), the heading stack after it
+    /// (block indices, outermost first).
+    paths: Vec<(usize, Vec<usize>)>,
 }
 
 impl<'a> HeadingTrail<'a> {
     /// Walks the heading blocks once.
     pub fn new(blocks: &'a [Block]) -> Self {
-        let mut stack: Vec<(u8, String)> = Vec::new();
+        let mut stack: Vec<(u8, usize)> = Vec::new();
         let mut paths = Vec::new();
         for (i, b) in blocks.iter().enumerate() {
             if let BlockKind::Heading { level } = b.kind {
                 while stack.last().is_some_and(|(l, _)| *l >= level) {
                     stack.pop();
                 }
-                stack.push((level, b.heading_text.clone()));
-                paths.push((i, stack.iter().map(|(_, t)| t.clone()).collect()));
+                stack.push((level, i));
+                paths.push((i, stack.iter().map(|(_, b)| *b).collect()));
             }
         }
         Self { blocks, paths }
+    }
+
+    /// The heading texts of stack `k`.
+    fn texts(&self, k: usize) -> Vec<String> {
+        self.paths[k]
+            .1
+            .iter()
+            .map(|&b| self.blocks[b].heading_text.clone())
+            .collect()
     }
 
     /// The path after every heading block that ends at or before `pos`.
@@ -48,9 +58,19 @@ impl<'a> HeadingTrail<'a> {
         let n = self
             .paths
             .partition_point(|(i, _)| self.blocks[*i].range.end <= pos);
-        n.checked_sub(1)
-            .map(|k| self.paths[k].1.clone())
-            .unwrap_or_default()
+        n.checked_sub(1).map(|k| self.texts(k)).unwrap_or_default()
+    }
+
+    /// The heading stacks (block indices) after the headings that start
+    /// before `end`, latest first.
+    pub fn stacks_before(&self, end: usize) -> impl Iterator<Item = &[usize]> + '_ {
+        let n = self
+            .paths
+            .partition_point(|(i, _)| self.blocks[*i].range.start < end);
+        self.paths[..n]
+            .iter()
+            .rev()
+            .map(|(_, stack)| stack.as_slice())
     }
 
     /// SPEC 3.5's headings path of a chunk with own span `own`: the headings
@@ -70,9 +90,7 @@ impl<'a> HeadingTrail<'a> {
                 let n = self
                     .paths
                     .partition_point(|(i, _)| self.blocks[*i].range.start < own.end);
-                n.checked_sub(1)
-                    .map(|k| self.paths[k].1.clone())
-                    .unwrap_or_default()
+                n.checked_sub(1).map(|k| self.texts(k)).unwrap_or_default()
             }
         }
     }

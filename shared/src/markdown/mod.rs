@@ -15,6 +15,7 @@ use std::ops::Range;
 use pulldown_cmark::{CodeBlockKind, Event, Tag, TagEnd};
 
 pub use offsets::CharIndex;
+pub(crate) use offsets::UnitIndex;
 
 use crate::normalize::body_events;
 

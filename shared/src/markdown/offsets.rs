@@ -3,10 +3,7 @@
 /// Answers "how many chars precede this byte offset" in O(1) plus a short
 /// scan, using a checkpoint every [`STRIDE`] bytes.
 #[derive(Debug)]
-pub struct CharIndex<'a> {
-    text: &'a str,
-    checkpoints: Vec<u64>,
-}
+pub struct CharIndex<'a>(UnitIndex<'a>);
 
 /// Bytes between checkpoints: small enough that the scan is cheap, large
 /// enough that the table is ~3% of the text.
@@ -15,25 +12,52 @@ const STRIDE: usize = 256;
 impl<'a> CharIndex<'a> {
     /// Indexes `text`.
     pub fn new(text: &'a str) -> Self {
-        let bytes = text.as_bytes();
-        // checkpoints[k] = number of chars in bytes[..k * STRIDE]; one extra
-        // entry so that the end offset has a checkpoint too.
-        let mut checkpoints = Vec::with_capacity(bytes.len() / STRIDE + 2);
-        let mut chars = 0u64;
-        checkpoints.push(0);
-        for block in bytes.chunks(STRIDE) {
-            chars += count_chars(block);
-            checkpoints.push(chars);
-        }
-        Self { text, checkpoints }
+        Self(UnitIndex::new(text, count_chars))
     }
 
     /// The char offset of byte offset `byte` (a char boundary, at most the
     /// text's length).
     pub fn char_offset(&self, byte: usize) -> u64 {
+        self.0.units_before(byte)
+    }
+}
+
+/// Units (chars, UTF-16 code units, ...) before any byte offset of a text,
+/// counted by `count` over raw bytes; a checkpoint every [`STRIDE`] bytes.
+#[derive(Debug)]
+pub(crate) struct UnitIndex<'a> {
+    text: &'a str,
+    /// checkpoints[k] = units in bytes[..k * STRIDE]; one extra entry so
+    /// that the end offset has a checkpoint too.
+    checkpoints: Vec<u64>,
+    count: fn(&[u8]) -> u64,
+}
+
+impl<'a> UnitIndex<'a> {
+    /// Indexes `text` with `count`, which must count any run of whole or
+    /// split UTF-8 sequences additively.
+    pub(crate) fn new(text: &'a str, count: fn(&[u8]) -> u64) -> Self {
+        let bytes = text.as_bytes();
+        let mut checkpoints = Vec::with_capacity(bytes.len() / STRIDE + 2);
+        let mut units = 0u64;
+        checkpoints.push(0);
+        for block in bytes.chunks(STRIDE) {
+            units += count(block);
+            checkpoints.push(units);
+        }
+        Self {
+            text,
+            checkpoints,
+            count,
+        }
+    }
+
+    /// Units before byte offset `byte` (a char boundary, at most the text's
+    /// length).
+    pub(crate) fn units_before(&self, byte: usize) -> u64 {
         let byte = byte.min(self.text.len());
         let slot = byte / STRIDE;
-        self.checkpoints[slot] + count_chars(&self.text.as_bytes()[slot * STRIDE..byte])
+        self.checkpoints[slot] + (self.count)(&self.text.as_bytes()[slot * STRIDE..byte])
     }
 }
 

@@ -411,15 +411,25 @@ fn write_jsonl(out: &mut impl Write, chunks: &[Chunk]) -> io::Result<()> {
 /// defaults documented in `chunk --help`. Without `--title` the engine
 /// takes the first H1, else the file name (`file_path`), as the title.
 pub fn document_meta(args: &ChunkArgs, path: &Path, markdown: &[u8]) -> DocumentMeta {
-    let stem = file_stem(path);
+    let mut meta = default_meta(&args.tenant, path, markdown);
+    if let Some(id) = &args.document_id {
+        meta.document_id = id.clone();
+    }
+    if let Some(v) = &args.source_version {
+        meta.source_version_id = v.clone();
+    }
+    meta.title = args.title.clone();
+    meta
+}
+
+/// The per-file defaults: document id = the file name without its
+/// extension, source version from the bytes, the path as given.
+pub(crate) fn default_meta(tenant: &str, path: &Path, markdown: &[u8]) -> DocumentMeta {
     DocumentMeta {
-        tenant_id: args.tenant.clone(),
-        document_id: args.document_id.clone().unwrap_or(stem),
-        source_version_id: args
-            .source_version
-            .clone()
-            .unwrap_or_else(|| default_source_version(markdown)),
-        title: args.title.clone(),
+        tenant_id: tenant.to_owned(),
+        document_id: file_stem(path),
+        source_version_id: default_source_version(markdown),
+        title: None,
         source_url: None,
         file_path: Some(path.display().to_string()),
         metadata: None,

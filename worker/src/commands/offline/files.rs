@@ -16,7 +16,7 @@ use std::thread::JoinHandle;
 use shared::export::{document_parts, file_name, seed002_files, DocumentParts, FileOptions};
 use shared::{ChunkError, ChunkedDocument, DocumentMeta, Profile};
 
-use super::{Input, OfflineError};
+use super::{file_stem, Input, OfflineError};
 use crate::cli::DocNameArg;
 
 /// Where and how a run writes its files. The chunking thread builds each
@@ -54,13 +54,6 @@ struct Target {
     content_type: String,
 }
 
-/// The file name without its extension.
-fn stem(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
-}
-
 /// The path of `file` below the directory argument it was found under,
 /// without the extension, folders joined with `.`; the stem for a file
 /// named directly.
@@ -70,7 +63,7 @@ fn path_name(file: &Path, args: &[PathBuf]) -> String {
         .filter(|a| a.is_dir())
         .find_map(|a| file.strip_prefix(a).ok());
     let Some(rel) = below else {
-        return stem(file);
+        return file_stem(file);
     };
     let mut parts: Vec<String> = rel
         .parent()
@@ -78,7 +71,7 @@ fn path_name(file: &Path, args: &[PathBuf]) -> String {
         .flat_map(|p| p.components())
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
-    parts.push(stem(file));
+    parts.push(file_stem(file));
     parts.join(".")
 }
 
@@ -93,7 +86,7 @@ pub(super) fn doc_names(
     let names: Vec<String> = inputs
         .iter()
         .map(|i| match how {
-            DocNameArg::Stem => stem(&i.path),
+            DocNameArg::Stem => file_stem(&i.path),
             DocNameArg::Path => path_name(&i.path, args),
         })
         .collect();

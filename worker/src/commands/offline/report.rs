@@ -23,7 +23,7 @@ use std::path::Path;
 use shared::profile::DEFAULT_PROFILE;
 use shared::{DocumentMeta, Engine, ErrorCode};
 
-use super::{collect_inputs, default_source_version, engine_for, FileFailure, OfflineError};
+use super::{collect_inputs, default_meta, engine_for, FileFailure, OfflineError};
 use super::{Input, Summary};
 use crate::cli::{ReportArgs, DEFAULT_TENANT};
 use model::{FileReport, ProfileInfo};
@@ -180,22 +180,10 @@ fn report_file(
     (file, failures)
 }
 
-/// The metadata `chunk` gives a file without per-document flags: tenant
-/// `local`, the file name as document id, a content-hash source version, so
-/// the page shows the chunk ids `chunk` prints.
-pub(crate) fn report_meta(path: &Path, markdown: &[u8]) -> DocumentMeta {
-    DocumentMeta {
-        tenant_id: DEFAULT_TENANT.to_owned(),
-        document_id: path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.display().to_string()),
-        source_version_id: default_source_version(markdown),
-        title: None,
-        source_url: None,
-        file_path: Some(path.display().to_string()),
-        metadata: None,
-    }
+/// The metadata `chunk` gives a file without per-document flags (tenant
+/// `local`), so the page shows the chunk ids `chunk` prints.
+fn report_meta(path: &Path, markdown: &[u8]) -> DocumentMeta {
+    default_meta(DEFAULT_TENANT, path, markdown)
 }
 
 /// `Chunk report: a.md, b.md` (the first three names, then how many more).
