@@ -41,5 +41,5 @@ pub use chunk::record::{Chunk, ChunkType, DocumentMeta, Granularity};
 pub use embed::{Embedder, ToyEmbedder};
 pub use engine::{chunk_document, ChunkedDocument, Engine, EngineBuilder};
 pub use error::{ChunkError, ErrorCode};
-pub use profile::{Profile, ProfileOrigin, ProfileSet};
+pub use profile::{Deprecation, Profile, ProfileOrigin, ProfileSet};
 pub use strategy::{Chunker, Registry, Strategy};

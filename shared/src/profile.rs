@@ -115,7 +115,17 @@ pub struct Profile {
     /// The embedder the chunks are made for (`[embedder]`): `embed_text`
     /// fits its window and records carry `embed_token_count`.
     pub embedder: Option<EmbedderWindow>,
+    /// `deprecated = true` (seed 001): still usable, but users are told,
+    /// and pointed at `replacement` when one is named.
+    pub deprecation: Option<Deprecation>,
     chunker: Arc<dyn Chunker>,
+}
+
+/// A deprecated profile's successor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deprecation {
+    /// The profile to use instead (`replacement = "..."`), if any.
+    pub replacement: Option<String>,
 }
 
 impl PartialEq for Profile {
@@ -141,6 +151,10 @@ struct RawProfile {
     breadcrumb_mode: BreadcrumbMode,
     #[serde(default)]
     embedder: Option<window::RawWindow>,
+    #[serde(default)]
+    deprecated: bool,
+    #[serde(default)]
+    replacement: Option<String>,
     #[serde(default)]
     params: toml::Table,
 }
@@ -213,6 +227,21 @@ impl Profile {
             .map(EmbedderWindow::from_raw)
             .transpose()
             .map_err(|e| invalid(&raw.name, e))?;
+        if raw.replacement.is_some() && !raw.deprecated {
+            return Err(invalid(
+                &raw.name,
+                "replacement names a successor, so it needs deprecated = true".into(),
+            ));
+        }
+        if let Some(r) = raw.replacement.as_deref().filter(|r| !valid_name(r)) {
+            return Err(invalid(
+                &raw.name,
+                format!("replacement {r:?} is not a profile name"),
+            ));
+        }
+        let deprecation = raw.deprecated.then(|| Deprecation {
+            replacement: raw.replacement.clone(),
+        });
         let params = Params::new(&raw.params, "params");
         let chunker = strategy
             .configure(&params)
@@ -230,6 +259,7 @@ impl Profile {
             experimental: strategy.experimental(),
             chunker_version: format!("{}:{}", strategy.name(), strategy.version()),
             embedder,
+            deprecation,
             chunker,
         })
     }
@@ -253,6 +283,7 @@ impl Profile {
             experimental: strategy.experimental(),
             chunker_version: format!("{}:{}", strategy.name(), strategy.version()),
             embedder: None,
+            deprecation: None,
             chunker,
         }
     }
@@ -289,6 +320,12 @@ impl Profile {
         let _ = writeln!(out, "granularity = {}", quote(self.granularity.as_str()));
         let _ = writeln!(out, "id_formula = {}", quote(self.id_formula.as_str()));
         let _ = writeln!(out, "breadcrumb_mode = {}", quote(self.breadcrumb.as_str()));
+        if let Some(d) = &self.deprecation {
+            out.push_str("deprecated = true\n");
+            if let Some(r) = &d.replacement {
+                let _ = writeln!(out, "replacement = {}", quote(r));
+            }
+        }
         if let Some(e) = &self.embedder {
             out.push_str("\n[embedder]\n");
             out.push_str(&e.to_toml());
@@ -432,6 +469,28 @@ mod tests {
 
     fn parse(src: &str) -> Result<Profile, ChunkError> {
         Profile::parse(src, ProfileOrigin::File("my.toml".into()), &registry())
+    }
+
+    #[test]
+    fn a_deprecated_profile_names_its_replacement_and_round_trips() {
+        let set = ProfileSet::builtin(&registry()).unwrap();
+        let base = set
+            .get("spec-v1")
+            .unwrap()
+            .to_toml()
+            .replace("name = \"spec-v1\"", "name = \"old-v1\"");
+        let with = |extra: &str| base.replace("\n[params]", &format!("{extra}\n[params]"));
+        let p = parse(&with("deprecated = true\nreplacement = \"spec-v1\"\n")).unwrap();
+        assert_eq!(
+            p.deprecation,
+            Some(Deprecation {
+                replacement: Some("spec-v1".into())
+            })
+        );
+        assert_eq!(parse(&p.to_toml()).unwrap(), p);
+        let e = parse(&with("replacement = \"spec-v1\"\n")).unwrap_err();
+        assert!(e.to_string().contains("deprecated = true"), "{e}");
+        assert!(parse(&base).unwrap().deprecation.is_none());
     }
 
     #[test]

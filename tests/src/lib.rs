@@ -6,7 +6,10 @@
 //! sleeps for synchronisation). [`proxy::Proxy`] cuts and restores TCP
 //! connections to simulate outages without touching the shared servers.
 
+pub mod cookbook;
+pub mod otlp;
 pub mod proxy;
+pub mod tls;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -208,6 +211,11 @@ pub struct Options {
     pub amqp_addr: Option<String>,
     /// Build the worker but do not start it; call [`TestApp::start`].
     pub defer_start: bool,
+    /// The worker's database role (default `postgres`, a superuser).
+    pub pg_user: Option<String>,
+    /// A chunking engine to use instead of the one the settings build (a
+    /// test's own strategies).
+    pub engine: Option<Arc<shared::Engine>>,
 }
 
 impl TestApp {
@@ -234,7 +242,10 @@ impl TestApp {
         let mut vars: HashMap<String, String> = [
             (
                 "DATABASE__URL",
-                format!("postgres://postgres@{pg_addr}/{db_name}"),
+                format!(
+                    "postgres://{}@{pg_addr}/{db_name}",
+                    options.pg_user.as_deref().unwrap_or("postgres")
+                ),
             ),
             ("DATABASE__ACQUIRE_TIMEOUT_MS", "2000".to_owned()),
             ("AMQP__URL", format!("amqp://guest:guest@{amqp_addr}/%2f")),
@@ -253,7 +264,10 @@ impl TestApp {
         for (k, v) in options.vars {
             vars.insert(format!("CHUNK_WORKER__{k}"), v);
         }
-        let settings = Settings::load(&config_dir(), None, vars)?;
+        let mut settings = Settings::load(&config_dir(), None, vars)?;
+        if let Some(engine) = options.engine.clone() {
+            settings.chunking.engine = engine;
+        }
         let topology = Topology::new(prefix.clone());
 
         // Declare the topology and the event capture queue before the worker

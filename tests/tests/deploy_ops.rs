@@ -39,6 +39,9 @@ fn exported() -> BTreeSet<String> {
     m.observe_duration(&s, std::time::Duration::from_millis(5));
     m.observe_stage(Stage::Store, std::time::Duration::from_millis(5));
     m.set_queue_depth(QueueKind::DeadLetter, 1);
+    m.api.rate_limited("tenant");
+    m.api.breaker_state("structural", 1);
+    m.api.answered(200);
     let mut names: BTreeSet<String> = m
         .render()
         .lines()
@@ -189,9 +192,85 @@ fn kubernetes_manifests_agree_with_the_worker() -> R {
             v.as_str().context("value")?.to_owned(),
         );
     }
-    let settings = worker::config::Settings::load(&root().join("config"), None, vars)?;
+    let settings = worker::config::Settings::load(&root().join("config"), None, vars.clone())?;
     assert_eq!(i64::from(settings.http_addr.port()), port);
     assert!(settings.http_addr.ip().is_unspecified());
+
+    // Secrets reach the worker as mounted files, named by *_FILE settings
+    // the worker knows, and the broker, database and collector use TLS.
+    let env: HashMap<String, String> = c["env"]
+        .as_vec()
+        .context("env")?
+        .iter()
+        .filter_map(|e| {
+            Some((
+                e["name"].as_str()?.to_owned(),
+                e["value"].as_str()?.to_owned(),
+            ))
+        })
+        .collect();
+    for key in [
+        "CHUNK_WORKER__DATABASE__URL_FILE",
+        "CHUNK_WORKER__DATABASE__PASSWORD_FILE",
+        "CHUNK_WORKER__AMQP__URL_FILE",
+        "CHUNK_WORKER__AMQP__PASSWORD_FILE",
+        "CHUNK_WORKER__AMQP__TLS_CA_FILE",
+        "CHUNK_WORKER__AMQP__TLS_CERT_FILE",
+        "CHUNK_WORKER__AMQP__TLS_KEY_FILE",
+        "CHUNK_WORKER__TELEMETRY__OTLP_CA_FILE",
+    ] {
+        let path = env
+            .get(key)
+            .with_context(|| format!("{key} in the Deployment"))?;
+        let mounted = c["volumeMounts"]
+            .as_vec()
+            .context("volumeMounts")?
+            .iter()
+            .filter_map(|m| m["mountPath"].as_str())
+            .any(|dir| path.starts_with(&format!("{dir}/")));
+        assert!(mounted, "{key}={path} is not in a mounted volume");
+    }
+    assert!(env["CHUNK_WORKER__TELEMETRY__OTLP_ENDPOINT"].starts_with("https://"));
+    let no_plain_secret = c["env"]
+        .as_vec()
+        .context("env")?
+        .iter()
+        .all(|e| e["valueFrom"].is_badvalue());
+    assert!(no_plain_secret, "secrets come as files, not variables");
+    // Every *_FILE key is a setting the worker reads (a typo would be an
+    // unknown-field error).
+    let mut file_vars = vars.clone();
+    let dir = std::env::temp_dir().join(format!("cw-deploy-secrets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let pem = "-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n";
+    for (key, content) in [
+        (
+            "CHUNK_WORKER__DATABASE__URL_FILE",
+            "postgres://u@db:5432/chunk_worker?sslmode=verify-full",
+        ),
+        ("CHUNK_WORKER__DATABASE__PASSWORD_FILE", "pw"),
+        (
+            "CHUNK_WORKER__AMQP__URL_FILE",
+            "amqps://u@rabbitmq:5671/%2f",
+        ),
+        ("CHUNK_WORKER__AMQP__PASSWORD_FILE", "pw"),
+        ("CHUNK_WORKER__AMQP__TLS_CA_FILE", pem),
+        ("CHUNK_WORKER__AMQP__TLS_CERT_FILE", pem),
+        ("CHUNK_WORKER__AMQP__TLS_KEY_FILE", pem),
+        ("CHUNK_WORKER__TELEMETRY__OTLP_CA_FILE", pem),
+    ] {
+        let f = dir.join(key);
+        std::fs::write(&f, content)?;
+        file_vars.insert(key.to_owned(), f.display().to_string());
+    }
+    file_vars.insert(
+        "CHUNK_WORKER__TELEMETRY__OTLP_ENDPOINT".into(),
+        env["CHUNK_WORKER__TELEMETRY__OTLP_ENDPOINT"].clone(),
+    );
+    let with_files = worker::config::Settings::load(&root().join("config"), None, file_vars);
+    let _ = std::fs::remove_dir_all(&dir);
+    let with_files = with_files?;
+    assert!(with_files.amqp.tls.key_pem.is_some());
 
     // The grace period covers the outbox flush at shutdown.
     let grace = deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]

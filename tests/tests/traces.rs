@@ -6,87 +6,18 @@
 //! request body (OTLP protobuf), decoded with the OTLP message types. Its own test binary: the tracing subscriber is
 //! process-global.
 
-use std::sync::{Arc, Mutex};
-
 use lapin::types::AMQPValue;
 use lapin::BasicProperties;
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-use opentelemetry_proto::tonic::trace::v1::Span;
-use prost::Message as _;
+use tests::otlp::{collector, exported_spans};
 use tests::{eventually, message, Options, TestApp, DEADLINE};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpListener;
 
 type R = anyhow::Result<()>;
 
 const PARENT: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 
-/// Accepts OTLP/HTTP posts and keeps their bodies.
-async fn collector() -> anyhow::Result<(std::net::SocketAddr, Arc<Mutex<Vec<Vec<u8>>>>)> {
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let bodies = Arc::new(Mutex::new(Vec::new()));
-    let kept = bodies.clone();
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let kept = kept.clone();
-            tokio::spawn(async move {
-                let mut stream = BufReader::new(stream);
-                // Requests on a kept-alive connection, one after another.
-                loop {
-                    let mut length = 0usize;
-                    let mut line = String::new();
-                    loop {
-                        line.clear();
-                        if stream.read_line(&mut line).await.unwrap_or(0) == 0 {
-                            return;
-                        }
-                        let l = line.trim_end();
-                        if l.is_empty() {
-                            break;
-                        }
-                        if let Some((k, v)) = l.split_once(':') {
-                            if k.eq_ignore_ascii_case("content-length") {
-                                length = v.trim().parse().unwrap_or(0);
-                            }
-                        }
-                    }
-                    let mut body = vec![0; length];
-                    if stream.read_exact(&mut body).await.is_err() {
-                        return;
-                    }
-                    if let Ok(mut b) = kept.lock() {
-                        b.push(body);
-                    }
-                    let reply = "HTTP/1.1 200 OK\r\ncontent-type: application/x-protobuf\r\ncontent-length: 0\r\n\r\n";
-                    if stream.get_mut().write_all(reply.as_bytes()).await.is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    Ok((addr, bodies))
-}
-
-/// Every span of the OTLP requests received.
-fn exported_spans(bodies: &Mutex<Vec<Vec<u8>>>) -> anyhow::Result<Vec<Span>> {
-    let bodies = bodies.lock().map(|b| b.clone()).unwrap_or_default();
-    let mut spans = Vec::new();
-    for body in bodies {
-        let request = ExportTraceServiceRequest::decode(body.as_slice())?;
-        for resource in request.resource_spans {
-            for scope in resource.scope_spans {
-                spans.extend(scope.spans);
-            }
-        }
-    }
-    Ok(spans)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spans_are_exported_under_the_upstream_trace() -> R {
-    let (addr, bodies) = collector().await?;
+    let (addr, bodies) = collector(None).await?;
     let endpoint = format!("http://{addr}");
     let app = TestApp::spawn_with(Options {
         vars: vec![("TELEMETRY__OTLP_ENDPOINT".into(), endpoint)],

@@ -28,6 +28,8 @@ pub struct Context {
     pub metrics: Arc<Metrics>,
     /// Wakes the outbox relay after a commit that enqueued an event.
     pub outbox: crate::outbox::committed::Committed,
+    /// Circuit breakers per strategy, shared by the consumer and the API.
+    pub breakers: Arc<crate::api::guard::Breakers>,
 }
 
 /// Readiness facts maintained by the consumer; the database is probed live.

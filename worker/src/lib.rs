@@ -10,10 +10,12 @@
 //! - [`store`]: every SQL statement (versions, links, failures, dlq replays);
 //! - [`outbox`]: the relay that publishes committed events;
 //! - [`amqp`]: broker plumbing (connection, topology, publisher, headers);
+//! - [`api`]: the synchronous chunking API (`POST /v1/chunk`);
 //! - [`ops`]: health and metrics endpoints, telemetry, traces;
 //! - [`config`], [`profiles`]: settings and the chunking engine they build.
 
 pub mod amqp;
+pub mod api;
 pub mod cli;
 pub mod clock;
 pub mod commands;

@@ -46,7 +46,9 @@ fn main() -> ExitCode {
         }
         Command::Run => ExitCode::from(worker::commands::service::run()),
         Command::Migrate => ExitCode::from(worker::commands::service::migrate()),
+        Command::Serve => ExitCode::from(worker::commands::service::serve()),
         Command::Dlq(args) => ExitCode::from(worker::commands::dlq::run(args)),
+        Command::Tenant(args) => ExitCode::from(worker::commands::tenant::run(args)),
         Command::Demo { inputs } => ExitCode::from(worker::commands::service::demo(inputs.clone())),
         Command::Bench {
             inputs,

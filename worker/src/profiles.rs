@@ -121,6 +121,38 @@ impl ChunkingSettings {
     }
 }
 
+/// Logs the use of a deprecated profile (seed 001): one WARN per profile and
+/// minute, naming the replacement; returns the deprecation for the caller
+/// (the API adds `Deprecation` and `Link` headers).
+pub fn note_use(profile: &shared::Profile) -> Option<&shared::Deprecation> {
+    use std::sync::{Mutex, OnceLock};
+    use std::time::{Duration, Instant};
+    static WARNED: OnceLock<Mutex<BTreeMap<String, Instant>>> = OnceLock::new();
+    let deprecation = profile.deprecation.as_ref()?;
+    let now = Instant::now();
+    let due = WARNED
+        .get_or_init(Mutex::default)
+        .lock()
+        .map(|mut warned| {
+            let due = warned
+                .get(&profile.name)
+                .is_none_or(|at| now.duration_since(*at) >= Duration::from_secs(60));
+            if due {
+                warned.insert(profile.name.clone(), now);
+            }
+            due
+        })
+        .unwrap_or(false);
+    if due {
+        tracing::warn!(
+            profile = %profile.name,
+            replacement = deprecation.replacement.as_deref(),
+            "a deprecated profile is in use (this warning repeats at most once a minute per profile)"
+        );
+    }
+    Some(deprecation)
+}
+
 /// Reads profile files and builds the engine. `files` are `--profile-file`
 /// arguments, `dir` a directory whose `*.toml` files are profiles (read in
 /// name order). Errors name the file and what is wrong in it.

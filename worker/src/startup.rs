@@ -30,6 +30,7 @@ pub struct Application {
     ctx: Arc<Context>,
     listener: TcpListener,
     http_addr: SocketAddr,
+    api: Option<Arc<crate::api::ApiState>>,
 }
 
 impl Application {
@@ -48,6 +49,9 @@ impl Application {
         let metrics = Arc::new(Metrics::new(settings.telemetry.max_tenant_labels));
         metrics.prime(&engine);
         let health = Arc::new(Health::with_gauges(&metrics));
+        let breakers = Arc::new(crate::api::guard::Breakers::default());
+        let api = crate::api::ApiState::new(&settings, Arc::clone(&metrics), Arc::clone(&breakers))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         let ctx = Arc::new(Context {
             topology: Topology::new(settings.topology_prefix.clone()),
             settings,
@@ -56,11 +60,13 @@ impl Application {
             health,
             metrics,
             outbox: crate::outbox::Committed::default(),
+            breakers,
         });
         Ok(Self {
             ctx,
             listener,
             http_addr,
+            api,
         })
     }
 
@@ -87,6 +93,7 @@ impl Application {
         let http = tokio::spawn(crate::ops::http::serve(
             self.listener,
             ctx.clone(),
+            crate::api::routes(self.api),
             http_stop.clone(),
         ));
         let relay = tokio::spawn(crate::outbox::run(ctx.clone(), relay_stop.clone()));
@@ -157,6 +164,12 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     };
     tracing::info!(http_addr = %app.http_addr(), "chunk-worker starting");
     app.run_until_stopped(shutdown).await
+}
+
+/// Resolves on the first SIGTERM or SIGINT.
+pub async fn shutdown_signal() {
+    let token = CancellationToken::new();
+    signal_shutdown(token.clone()).await;
 }
 
 /// Cancels `token` on the first SIGTERM or SIGINT.

@@ -139,7 +139,8 @@ async fn a_replay_killed_midway_loses_nothing_and_a_second_run_finishes() -> any
         source_root: std::env::temp_dir().join(format!("cw_dlqp_src_{suffix}")),
     };
     std::fs::create_dir_all(&fixture.source_root)?;
-    let conn = worker::amqp::connect(AMQP_URL, "dlq kill test").await?;
+    let defaults = Settings::load(&config_dir(), None, Default::default())?;
+    let conn = worker::amqp::connect(&defaults.amqp, "dlq kill test").await?;
     let channel = conn.create_channel().await?;
     channel
         .confirm_select(ConfirmSelectOptions::default())

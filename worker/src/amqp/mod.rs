@@ -5,13 +5,30 @@ pub mod headers;
 pub mod publisher;
 pub mod topology;
 
+use lapin::tcp::{OwnedIdentity, OwnedTLSConfig};
 use lapin::{types::LongString, Connection, ConnectionProperties};
+use secrecy::ExposeSecret;
 
-/// Opens a connection driven by the current tokio runtime.
-pub async fn connect(url: &str, name: &str) -> lapin::Result<Connection> {
+use crate::config::AmqpSettings;
+
+/// Opens a connection to `amqp.url`, driven by the current tokio runtime;
+/// `amqps://` verifies the broker's certificate (against `amqp.tls_ca_file`,
+/// else the system's roots) and host name, and presents the client
+/// certificate when one is configured.
+pub async fn connect(settings: &AmqpSettings, name: &str) -> lapin::Result<Connection> {
     let props = ConnectionProperties::default()
         .with_connection_name(LongString::from(name.to_owned()))
         .with_executor(tokio_executor_trait::Tokio::current())
         .with_reactor(tokio_reactor_trait::Tokio::current());
-    Connection::connect(url, props).await
+    let tls = OwnedTLSConfig {
+        identity: match (&settings.tls.cert_pem, &settings.tls.key_pem) {
+            (Some(cert), Some(key)) => Some(OwnedIdentity::PKCS8 {
+                pem: cert.as_bytes().to_vec(),
+                key: key.expose_secret().as_bytes().to_vec(),
+            }),
+            _ => None,
+        },
+        cert_chain: settings.tls.ca_pem.clone(),
+    };
+    Connection::connect_with_config(settings.url.expose_secret(), props, tls).await
 }

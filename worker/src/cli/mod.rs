@@ -9,6 +9,7 @@
 
 mod chunk;
 pub mod dlq;
+pub mod tenant;
 
 use chunk::CHUNK_HELP;
 pub use chunk::{BreadcrumbArg, ChunkArgs, ChunkFormat, DocNameArg};
@@ -116,11 +117,18 @@ pub enum Command {
     /// chunks, publish chunking.completed events, until SIGTERM/SIGINT.
     #[command(after_long_help = SERVICE_HELP)]
     Run,
+    /// Serve the synchronous chunking API (POST /v1/chunk, GET /v1/profiles)
+    /// alone: no queue consumer, no database; needs api.enabled and a key.
+    #[command(after_long_help = SERVICE_HELP)]
+    Serve,
     /// Create the database if it does not exist and apply the migrations.
     #[command(after_long_help = SERVICE_HELP)]
     Migrate,
     /// Inspect and replay the dead-letter queue: list, show, replay.
     Dlq(dlq::DlqArgs),
+    /// Who may read which tenant's rows in SQL (row-level security): grant,
+    /// revoke, list.
+    Tenant(tenant::TenantArgs),
     /// Run the whole pipeline once on the local services: start the worker,
     /// publish sample documents as upstream would, print what got stored.
     #[command(after_long_help = DEMO_HELP)]
@@ -184,6 +192,10 @@ Settings (later layers win): config/default.toml, config/$CHUNK_WORKER_ENV.toml,
 then CHUNK_WORKER__<SECTION>__<KEY> environment variables, e.g.
 CHUNK_WORKER__AMQP__URL, CHUNK_WORKER__DATABASE__URL, CHUNK_WORKER__TOPOLOGY__PREFIX.
 The config directory is $CHUNK_WORKER_CONFIG_DIR or ./config.
+
+The API (POST /v1/chunk; `run` serves it beside /metrics, `serve` alone):
+CHUNK_WORKER__API__ENABLED=true and a key, CHUNK_WORKER__API__JWT__HS256_SECRET_FILE
+(at least 32 bytes) or CHUNK_WORKER__API__JWT__PUBLIC_KEYS_FILE (PEM or JWKS).
 
 Exit status:
   0  stopped gracefully (SIGTERM/SIGINT) or migrations applied

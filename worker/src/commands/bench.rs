@@ -93,7 +93,7 @@ async fn drive(
     opts: &BenchOptions,
     bodies: &[(String, String)],
 ) -> anyhow::Result<()> {
-    let connection = crate::amqp::connect(&settings.amqp.url, "chunk-worker bench").await?;
+    let connection = crate::amqp::connect(&settings.amqp, "chunk-worker bench").await?;
     let publisher = Publisher::open(&connection).await?;
     let exchange = format!("{}ingest.events", settings.topology_prefix);
     let mut consumer =

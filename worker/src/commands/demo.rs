@@ -38,7 +38,7 @@ pub async fn run(settings: Settings, inputs: Vec<PathBuf>) -> anyhow::Result<()>
     let pool = worker.pool.clone();
     println!(
         "worker ready (database {}, exchange {}ingest.events); publishing {} documents",
-        redact(&settings.database.url),
+        settings.database.describe(),
         settings.topology_prefix,
         files.len()
     );
@@ -52,7 +52,7 @@ async fn publish_and_report(
     pool: &PgPool,
     files: &[PathBuf],
 ) -> anyhow::Result<()> {
-    let connection = crate::amqp::connect(&settings.amqp.url, "chunk-worker demo").await?;
+    let connection = crate::amqp::connect(&settings.amqp, "chunk-worker demo").await?;
     let publisher = Publisher::open(&connection).await?;
     let exchange = format!("{}ingest.events", settings.topology_prefix);
     // Stand in for the downstream embedder, so events are routable and
@@ -165,7 +165,7 @@ async fn publish_and_report(
     }
     println!(
         "\nInspect them with SQL, e.g.:\n  psql {} -c \"SELECT document_id, ordinal, chunk_type, token_count, left(chunk_text, 60) FROM chunks WHERE tenant_id = 'demo' ORDER BY 1, 2 LIMIT 20\"",
-        redact(&settings.database.url)
+        settings.database.describe()
     );
     if rows.len() < expected.len() {
         bail!(
@@ -269,19 +269,6 @@ fn display_list(paths: &[PathBuf]) -> String {
 }
 
 /// A database URL without its password, for printing.
-fn redact(url: &str) -> String {
-    match (url.find("://"), url.find('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let creds = &url[scheme + 3..at];
-            match creds.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
-                None => url.to_owned(),
-            }
-        }
-        _ => url.to_owned(),
-    }
-}
-
 /// The default inputs: the project's sample documents.
 pub fn default_inputs() -> Vec<PathBuf> {
     // The sample documents themselves: the top level of the fixtures folder

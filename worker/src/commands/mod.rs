@@ -1,11 +1,14 @@
 //! The subcommands' entry points: the offline commands (chunk, normalize,
 //! profiles, links, eval: [`offline`]), the service commands (run, migrate,
 //! demo, bench: [`service`], [`demo`], [`bench`], with the in-process worker
-//! of the last two in [`inprocess`]) and the dead-letter tools ([`dlq`]).
+//! of the last two in [`inprocess`]) the dead-letter tools ([`dlq`]) and the tenant grants of row-level
+//! security ([`tenant`]).
 
 pub mod bench;
 pub mod demo;
 pub mod dlq;
 pub mod inprocess;
 pub mod offline;
+pub mod serve;
 pub mod service;
+pub mod tenant;

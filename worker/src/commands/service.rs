@@ -14,6 +14,11 @@ pub fn run() -> u8 {
     entry(|_| {}, crate::startup::run)
 }
 
+/// `chunk-worker serve`.
+pub fn serve() -> u8 {
+    entry(|_| {}, crate::commands::serve::run)
+}
+
 /// `chunk-worker migrate`.
 pub fn migrate() -> u8 {
     entry(|_| {}, crate::startup::migrate)
@@ -65,6 +70,34 @@ where
         Ok(()) => exit::SUCCESS,
         Err(e) => {
             tracing::error!(error = format!("{e:#}"), "chunk-worker stopped on an error");
+            exit::FAILED
+        }
+    }
+}
+
+/// An operator tool's entry (`dlq`, `tenant`): settings from the
+/// environment (exit 2 when invalid), a runtime of `worker_threads`, then
+/// `f`'s exit status, or 1 after printing its error to stderr (no log
+/// set-up: these tools talk to a person).
+pub fn tool<F, Fut>(worker_threads: usize, f: F) -> u8
+where
+    F: FnOnce(Settings) -> Fut,
+    Fut: Future<Output = anyhow::Result<u8>>,
+{
+    let settings = match Settings::from_env() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let Some(runtime) = runtime(Some(worker_threads)) else {
+        return exit::FAILED;
+    };
+    match runtime.block_on(f(settings)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
             exit::FAILED
         }
     }

@@ -3,10 +3,14 @@
 //! then validated once into [`Settings`]. A bad value stops start-up with a
 //! message naming the key.
 
+mod api;
 mod links;
+mod secrets;
 mod sections;
 mod telemetry;
 
+use api::{validate_api, RawApi};
+pub use api::{ApiSettings, JwtSettings, RateLimits};
 use links::{validate_links, RawLinks};
 pub use links::{LinkSettings, TenantLinkSettings};
 pub use telemetry::TelemetrySettings;
@@ -17,6 +21,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use secrecy::SecretString;
 use serde::Deserialize;
 use sqlx::postgres::PgConnectOptions;
 
@@ -81,12 +86,24 @@ struct RawSettings {
     experimental: crate::profiles::RawExperimental,
     #[serde(default)]
     semantic: crate::semantic::RawSemantic,
+    #[serde(default)]
+    api: RawApi,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawAmqp {
     url: String,
+    #[serde(default)]
+    url_file: String,
+    #[serde(default)]
+    password_file: String,
+    #[serde(default)]
+    tls_ca_file: String,
+    #[serde(default)]
+    tls_cert_file: String,
+    #[serde(default)]
+    tls_key_file: String,
     prefetch: u32,
     delivery_limit: u32,
     retry_delay_ms: u64,
@@ -105,6 +122,10 @@ struct RawWorker {
 #[serde(deny_unknown_fields)]
 struct RawDatabase {
     url: String,
+    #[serde(default)]
+    url_file: String,
+    #[serde(default)]
+    password_file: String,
     max_connections: u32,
     acquire_timeout_ms: u64,
     create_if_missing: bool,
@@ -126,6 +147,12 @@ struct RawHttp {
 #[serde(deny_unknown_fields)]
 struct RawLimits {
     max_document_bytes: u64,
+    #[serde(default = "default_max_operation_bytes")]
+    max_operation_bytes: u64,
+}
+
+fn default_max_operation_bytes() -> u64 {
+    2 << 30
 }
 
 #[derive(Debug, Deserialize)]
@@ -165,6 +192,10 @@ pub struct Settings {
     pub http_addr: SocketAddr,
     /// Largest markdown accepted, in bytes.
     pub max_document_bytes: u64,
+    /// Largest estimated memory of one API operation (`limits.max_operation_bytes`).
+    pub max_operation_bytes: u64,
+    /// The synchronous API.
+    pub api: ApiSettings,
     /// The only directory `file://` URIs may point into.
     pub source_root: PathBuf,
     /// Outbox relay settings.
@@ -180,10 +211,13 @@ pub struct Settings {
 }
 
 /// Broker settings.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct AmqpSettings {
-    /// AMQP URI (holds credentials: never logged).
-    pub url: String,
+    /// AMQP URI (`amqp.url`, `amqp.url_file`, `amqp.password_file`); holds
+    /// credentials: a secret.
+    pub url: SecretString,
+    /// TLS of an `amqps://` URI.
+    pub tls: AmqpTls,
     /// basic.qos prefetch count.
     pub prefetch: u16,
     /// Deliveries after which the worker dead-letters as `DELIVERY_LIMIT`.
@@ -192,15 +226,17 @@ pub struct AmqpSettings {
     pub retry_delay: Duration,
 }
 
-impl std::fmt::Debug for AmqpSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AmqpSettings")
-            .field("url", &"<redacted>")
-            .field("prefetch", &self.prefetch)
-            .field("delivery_limit", &self.delivery_limit)
-            .field("retry_delay", &self.retry_delay)
-            .finish()
-    }
+/// TLS of an `amqps://` broker URI: the server certificate is verified
+/// against `ca_pem` (else the system's roots) and the URI's host name; a
+/// client certificate is presented when both halves are given.
+#[derive(Debug, Clone, Default)]
+pub struct AmqpTls {
+    /// CA certificates (PEM) that sign the broker's certificate.
+    pub ca_pem: Option<String>,
+    /// Client certificate chain (PEM) for mutual TLS.
+    pub cert_pem: Option<String>,
+    /// Its private key (PEM, PKCS#8): a secret.
+    pub key_pem: Option<SecretString>,
 }
 
 /// Processing settings.
@@ -233,9 +269,11 @@ impl WorkerSettings {
 /// Database settings.
 #[derive(Clone)]
 pub struct DatabaseSettings {
-    /// Connection URL (may hold credentials: never logged).
-    pub url: String,
-    /// Parsed connection options.
+    /// Connection URL (`database.url`, `database.url_file`); may hold
+    /// credentials: a secret. TLS is set in it as libpq does
+    /// (`sslmode=verify-full&sslrootcert=...`).
+    pub url: SecretString,
+    /// Parsed connection options (with `database.password_file` applied).
     pub options: PgConnectOptions,
     /// Pool size.
     pub max_connections: u32,
@@ -245,15 +283,33 @@ pub struct DatabaseSettings {
     pub create_if_missing: bool,
 }
 
+/// `PgConnectOptions` prints its password in Debug: shown as [`describe`]
+/// instead, the secret URL as `[REDACTED]`.
+///
+/// [`describe`]: DatabaseSettings::describe
 impl std::fmt::Debug for DatabaseSettings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DatabaseSettings")
-            .field("url", &"<redacted>")
-            .field("database", &self.options.get_database())
+            .field("url", &self.url)
+            .field("server", &self.describe())
             .field("max_connections", &self.max_connections)
             .field("acquire_timeout", &self.acquire_timeout)
             .field("create_if_missing", &self.create_if_missing)
             .finish()
+    }
+}
+
+impl DatabaseSettings {
+    /// `postgres://user@host:port/database`: where the worker connects,
+    /// without the password, for messages to a person (and `psql`).
+    pub fn describe(&self) -> String {
+        format!(
+            "postgres://{}@{}:{}/{}",
+            self.options.get_username(),
+            self.options.get_host(),
+            self.options.get_port(),
+            self.options.get_database().unwrap_or("")
+        )
     }
 }
 
@@ -367,6 +423,8 @@ impl Settings {
             topology_prefix,
             http_addr,
             max_document_bytes: raw.limits.max_document_bytes,
+            max_operation_bytes: raw.limits.max_operation_bytes,
+            api: validate_api(raw.api)?,
             source_root,
             outbox,
             log,
@@ -381,6 +439,8 @@ impl Settings {
 mod tests {
     #![allow(clippy::unwrap_used)] // reason: tests fail loudly on purpose
 
+    use secrecy::ExposeSecret;
+
     use super::*;
 
     fn load(vars: &[(&str, &str)]) -> Result<Settings, ConfigError> {
@@ -394,14 +454,70 @@ mod tests {
     #[test]
     fn defaults_match_the_documented_values() {
         let s = load(&[]).unwrap();
-        assert_eq!(s.amqp.url, "amqp://guest:guest@127.0.0.1:5672/%2f");
         assert_eq!(
-            s.database.url,
+            s.amqp.url.expose_secret(),
+            "amqp://guest:guest@127.0.0.1:5672/%2f"
+        );
+        assert_eq!(
+            s.database.url.expose_secret(),
             "postgres://postgres@127.0.0.1:5432/chunk_worker"
         );
         assert_eq!(s.topology_prefix, "");
         assert_eq!(s.http_addr.to_string(), "127.0.0.1:9464");
         assert_eq!(s.max_document_bytes, 10 * 1024 * 1024);
+    }
+
+    #[test]
+    fn secrets_come_from_files_and_never_show_in_debug() {
+        let dir = std::env::temp_dir().join(format!("cw-config-secrets-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = |name: &str, content: &str| {
+            let p = dir.join(name);
+            std::fs::write(&p, content).unwrap();
+            p.display().to_string()
+        };
+        let db_url = file(
+            "db-url",
+            "postgres://app:url-secret-1@db.internal:5432/chunks\n",
+        );
+        let db_pw = file("db-pw", "file-secret-2\n");
+        let amqp_pw = file("amqp-pw", "amqp-secret-3");
+        let s = load(&[
+            ("CHUNK_WORKER__DATABASE__URL_FILE", db_url.as_str()),
+            ("CHUNK_WORKER__DATABASE__PASSWORD_FILE", db_pw.as_str()),
+            (
+                "CHUNK_WORKER__AMQP__URL",
+                "amqp://app:url-secret-4@mq.internal:5672/%2f",
+            ),
+            ("CHUNK_WORKER__AMQP__PASSWORD_FILE", amqp_pw.as_str()),
+        ])
+        .unwrap();
+        assert_eq!(s.database.options.get_host(), "db.internal");
+        assert_eq!(
+            s.database.describe(),
+            "postgres://app@db.internal:5432/chunks"
+        );
+        assert_eq!(
+            s.amqp.url.expose_secret(),
+            "amqp://app:amqp-secret-3@mq.internal:5672/%2f"
+        );
+        let debug = format!("{s:?}");
+        for secret in [
+            "url-secret-1",
+            "file-secret-2",
+            "amqp-secret-3",
+            "url-secret-4",
+        ] {
+            assert!(!debug.contains(secret), "{secret} in {debug}");
+        }
+        // A file that cannot be read names its key.
+        let e = load(&[("CHUNK_WORKER__AMQP__URL_FILE", "/nonexistent/amqp-url")]).unwrap_err();
+        assert!(e.to_string().contains("amqp.url_file"), "{e}");
+        // A malformed URL from a file is refused without quoting it.
+        let bad = file("bad-url", "postgres://app:url-secret-5@db:notaport/x");
+        let e = load(&[("CHUNK_WORKER__DATABASE__URL_FILE", bad.as_str())]).unwrap_err();
+        assert!(!e.to_string().contains("url-secret-5"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -417,12 +533,27 @@ mod tests {
             s.telemetry.otlp_traces_endpoint.as_deref(),
             Some("http://collector:4318/v1/traces")
         );
-        let e = load(&[(
+        let s = load(&[(
             "CHUNK_WORKER__TELEMETRY__OTLP_ENDPOINT",
             "https://collector:4318",
         )])
+        .unwrap();
+        assert_eq!(
+            s.telemetry.otlp_traces_endpoint.as_deref(),
+            Some("https://collector:4318/v1/traces")
+        );
+        let e = load(&[(
+            "CHUNK_WORKER__TELEMETRY__OTLP_ENDPOINT",
+            "grpc://collector:4317",
+        )])
         .unwrap_err();
         assert!(e.to_string().contains("telemetry.otlp_endpoint"), "{e}");
+        let e = load(&[(
+            "CHUNK_WORKER__TELEMETRY__OTLP_CA_FILE",
+            "/nonexistent/ca.pem",
+        )])
+        .unwrap_err();
+        assert!(e.to_string().contains("telemetry.otlp_ca_file"), "{e}");
         let e = load(&[("CHUNK_WORKER__TELEMETRY__MAX_TENANT_LABELS", "0")]).unwrap_err();
         assert!(e.to_string().contains("telemetry.max_tenant_labels"), "{e}");
     }

@@ -10,21 +10,44 @@ use std::time::Duration;
 
 use sqlx::postgres::PgConnectOptions;
 
+use secrecy::{ExposeSecret, SecretString};
+
+use super::secrets::{pem_file, secret_file, with_password};
 use super::{
-    invalid, AmqpSettings, ConfigError, DatabaseSettings, LogFormat, LogSettings, OutboxSettings,
-    RawAmqp, RawDatabase, RawLog, RawOutbox, RawWorker, WorkerSettings,
+    invalid, AmqpSettings, AmqpTls, ConfigError, DatabaseSettings, LogFormat, LogSettings,
+    OutboxSettings, RawAmqp, RawDatabase, RawLog, RawOutbox, RawWorker, WorkerSettings,
 };
 
 impl TryFrom<RawAmqp> for AmqpSettings {
     type Error = ConfigError;
 
     fn try_from(raw: RawAmqp) -> Result<Self, ConfigError> {
-        let uri = lapin::uri::AMQPUri::from_str(&raw.url)
-            .map_err(|e| invalid("amqp.url", format!("not an AMQP URI: {e}")))?;
-        if !matches!(uri.scheme, lapin::uri::AMQPScheme::AMQP) {
+        let mut url = match secret_file("amqp.url_file", &raw.url_file)? {
+            Some(url) => url,
+            None => SecretString::from(raw.url),
+        };
+        if let Some(password) = secret_file("amqp.password_file", &raw.password_file)? {
+            url = with_password("amqp.url", url.expose_secret(), password.expose_secret())?;
+        }
+        // Parse errors never quote the URI: it may hold a password.
+        let uri = lapin::uri::AMQPUri::from_str(url.expose_secret())
+            .map_err(|_| invalid("amqp.url", "not an AMQP URI (amqp:// or amqps://)"))?;
+        let tls = AmqpTls {
+            ca_pem: pem_file("amqp.tls_ca_file", &raw.tls_ca_file)?,
+            cert_pem: pem_file("amqp.tls_cert_file", &raw.tls_cert_file)?,
+            key_pem: secret_file("amqp.tls_key_file", &raw.tls_key_file)?,
+        };
+        if tls.cert_pem.is_some() != tls.key_pem.is_some() {
             return Err(invalid(
-                "amqp.url",
-                "only amqp:// is supported by this build (no TLS)",
+                "amqp.tls_cert_file",
+                "a client certificate needs both amqp.tls_cert_file and amqp.tls_key_file",
+            ));
+        }
+        let uses_tls = matches!(uri.scheme, lapin::uri::AMQPScheme::AMQPS);
+        if !uses_tls && (tls.ca_pem.is_some() || tls.cert_pem.is_some()) {
+            return Err(invalid(
+                "amqp.tls_ca_file",
+                "TLS files are set but amqp.url is not amqps://",
             ));
         }
         let prefetch = u16::try_from(raw.prefetch)
@@ -49,7 +72,8 @@ impl TryFrom<RawAmqp> for AmqpSettings {
             ));
         }
         Ok(Self {
-            url: raw.url,
+            url,
+            tls,
             prefetch,
             delivery_limit: raw.delivery_limit,
             retry_delay: Duration::from_millis(raw.retry_delay_ms),
@@ -86,8 +110,20 @@ impl TryFrom<RawDatabase> for DatabaseSettings {
     type Error = ConfigError;
 
     fn try_from(raw: RawDatabase) -> Result<Self, ConfigError> {
-        let options = PgConnectOptions::from_str(&raw.url)
-            .map_err(|e| invalid("database.url", format!("not a Postgres URL: {e}")))?;
+        let url = match secret_file("database.url_file", &raw.url_file)? {
+            Some(url) => url,
+            None => SecretString::from(raw.url),
+        };
+        // Parse errors never quote the URL: it may hold a password.
+        let mut options = PgConnectOptions::from_str(url.expose_secret()).map_err(|_| {
+            invalid(
+                "database.url",
+                "not a Postgres URL (postgres://user@host:port/database)",
+            )
+        })?;
+        if let Some(password) = secret_file("database.password_file", &raw.password_file)? {
+            options = options.password(password.expose_secret());
+        }
         if options.get_database().is_none_or(str::is_empty) {
             return Err(invalid("database.url", "must name a database"));
         }
@@ -98,7 +134,7 @@ impl TryFrom<RawDatabase> for DatabaseSettings {
             return Err(invalid("database.acquire_timeout_ms", "must be positive"));
         }
         Ok(Self {
-            url: raw.url,
+            url,
             options,
             max_connections: raw.max_connections,
             acquire_timeout: Duration::from_millis(raw.acquire_timeout_ms),
@@ -208,17 +244,26 @@ mod tests {
     fn each_section_names_its_bad_key() {
         let amqp = |url: &str, prefetch: u32| RawAmqp {
             url: url.into(),
+            url_file: String::new(),
+            password_file: String::new(),
+            tls_ca_file: String::new(),
+            tls_cert_file: String::new(),
+            tls_key_file: String::new(),
             prefetch,
             delivery_limit: 5,
             retry_delay_ms: 1000,
         };
         assert!(AmqpSettings::try_from(amqp("amqp://guest:guest@127.0.0.1:5672/%2f", 16)).is_ok());
-        let e = AmqpSettings::try_from(amqp("amqps://h/%2f", 16)).err();
-        assert_eq!(e.map(key_of).as_deref(), Some("amqp.url"));
+        assert!(AmqpSettings::try_from(amqp("amqps://h/%2f", 16)).is_ok());
+        let e = AmqpSettings::try_from(amqp("http://user:hunter2@h/", 16)).err();
+        let e = e.map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("amqp.url") && !e.contains("hunter2"), "{e}");
         let e = AmqpSettings::try_from(amqp("amqp://h/%2f", 0)).err();
         assert_eq!(e.map(key_of).as_deref(), Some("amqp.prefetch"));
         let db = |url: &str| RawDatabase {
             url: url.into(),
+            url_file: String::new(),
+            password_file: String::new(),
             max_connections: 1,
             acquire_timeout_ms: 1,
             create_if_missing: false,

@@ -10,6 +10,8 @@ use super::{invalid, ConfigError};
 #[serde(deny_unknown_fields)]
 pub(super) struct RawTelemetry {
     otlp_endpoint: String,
+    #[serde(default)]
+    otlp_ca_file: String,
     service_name: String,
     max_tenant_labels: u32,
     queue_poll_interval_ms: u64,
@@ -20,6 +22,9 @@ pub(super) struct RawTelemetry {
 pub struct TelemetrySettings {
     /// OTLP/HTTP traces endpoint (`.../v1/traces`); `None`: no export.
     pub otlp_traces_endpoint: Option<String>,
+    /// CA certificates (PEM) that sign an `https://` collector's certificate
+    /// (`None`: the system's roots).
+    pub otlp_ca_pem: Option<String>,
     /// `service.name` of the exported spans.
     pub service_name: String,
     /// Distinct `tenant_id` label values on `/metrics`.
@@ -41,12 +46,10 @@ pub(super) fn validate_telemetry(raw: RawTelemetry) -> Result<TelemetrySettings,
                 format!("not a URL ({e}): {endpoint:?}"),
             )
         })?;
-        if url.scheme() != "http" {
+        if !matches!(url.scheme(), "http" | "https") {
             return Err(invalid(
                 "telemetry.otlp_endpoint",
-                format!(
-                    "must be an http:// OTLP/HTTP endpoint (this build has no TLS; send to a local collector), got {endpoint:?}"
-                ),
+                format!("must be an http:// or https:// OTLP/HTTP endpoint, got {endpoint:?}"),
             ));
         }
         let base = endpoint.trim_end_matches('/');
@@ -71,8 +74,20 @@ pub(super) fn validate_telemetry(raw: RawTelemetry) -> Result<TelemetrySettings,
             format!("must be at least 100, got {}", raw.queue_poll_interval_ms),
         ));
     }
+    let otlp_ca_pem = super::secrets::pem_file("telemetry.otlp_ca_file", &raw.otlp_ca_file)?;
+    if otlp_ca_pem.is_some()
+        && !otlp_traces_endpoint
+            .as_deref()
+            .is_some_and(|e| e.starts_with("https://"))
+    {
+        return Err(invalid(
+            "telemetry.otlp_ca_file",
+            "set, but telemetry.otlp_endpoint is not https://",
+        ));
+    }
     Ok(TelemetrySettings {
         otlp_traces_endpoint,
+        otlp_ca_pem,
         service_name: raw.service_name,
         max_tenant_labels: raw.max_tenant_labels as usize,
         queue_poll_interval: Duration::from_millis(raw.queue_poll_interval_ms),

@@ -1,5 +1,6 @@
 //! The operations endpoint: `/healthz` (the process is alive), `/readyz`
-//! (broker and database reachable, consumption started) and `/metrics`.
+//! (broker and database reachable, consumption started) and `/metrics`;
+//! the API's `/v1` routes are merged in ([`crate::api::routes`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,13 +21,14 @@ const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=
 /// How long `/readyz` waits for the database probe.
 const DB_PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Serves until `stop` is cancelled.
-pub async fn serve(listener: TcpListener, ctx: Arc<Context>, stop: CancellationToken) {
+/// Serves until `stop` is cancelled, with `api` (the `/v1` routes) beside.
+pub async fn serve(listener: TcpListener, ctx: Arc<Context>, api: Router, stop: CancellationToken) {
     let app = Router::new()
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
-        .with_state(ctx);
+        .with_state(ctx)
+        .merge(api);
     if let Err(e) = axum::serve(listener, app)
         .with_graceful_shutdown(stop.cancelled_owned())
         .await

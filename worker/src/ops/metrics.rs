@@ -231,6 +231,8 @@ pub struct Metrics {
     events_published: Counter,
     /// Inference time and wall time at the previous GPU reading.
     gpu_last: Mutex<Option<(std::time::Instant, std::time::Duration)>>,
+    /// The synchronous API's series.
+    pub api: super::api_metrics::ApiMetrics,
 }
 
 impl Default for Metrics {
@@ -343,6 +345,7 @@ impl Metrics {
             "Events confirmed by the broker",
             events_published.clone(),
         );
+        let api = super::api_metrics::ApiMetrics::register(&mut registry);
         Self {
             registry,
             tenants: TenantLabels {
@@ -366,6 +369,7 @@ impl Metrics {
             queues,
             events_published,
             gpu_last: Mutex::new(None),
+            api,
         }
     }
 

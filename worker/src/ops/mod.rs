@@ -3,6 +3,7 @@
 //! ([`scrape`]), JSON logs and OpenTelemetry export ([`telemetry`]), W3C
 //! trace context from messages to events ([`trace`]).
 
+pub mod api_metrics;
 pub mod http;
 pub mod metrics;
 pub mod scrape;

@@ -7,7 +7,7 @@
 use std::io::IsTerminal;
 
 use opentelemetry::trace::TracerProvider as _;
-use opentelemetry_otlp::{Protocol, WithExportConfig};
+use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use opentelemetry_sdk::Resource;
 use tracing_subscriber::layer::SubscriberExt;
@@ -60,7 +60,13 @@ pub fn init(log: &LogSettings, telemetry: &TelemetrySettings) -> TelemetryGuard 
     let provider = telemetry
         .otlp_traces_endpoint
         .as_deref()
-        .and_then(|endpoint| tracer_provider(endpoint, &telemetry.service_name));
+        .and_then(|endpoint| {
+            tracer_provider(
+                endpoint,
+                telemetry.otlp_ca_pem.as_deref(),
+                &telemetry.service_name,
+            )
+        });
     let otel_layer = provider.as_ref().map(|p| {
         tracing_opentelemetry::layer()
             .with_tracer(p.tracer("chunk-worker"))
@@ -84,9 +90,21 @@ pub fn init(log: &LogSettings, telemetry: &TelemetrySettings) -> TelemetryGuard 
     }
 }
 
-fn tracer_provider(endpoint: &str, service_name: &str) -> Option<SdkTracerProvider> {
+fn tracer_provider(
+    endpoint: &str,
+    ca_pem: Option<&str>,
+    service_name: &str,
+) -> Option<SdkTracerProvider> {
+    let client = match http_client(ca_pem) {
+        Ok(client) => client,
+        Err(e) => {
+            eprintln!("warning: cannot build the OTLP HTTP client for {endpoint}: {e}; traces are not exported");
+            return None;
+        }
+    };
     let exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
+        .with_http_client(client)
         .with_protocol(Protocol::HttpBinary)
         .with_endpoint(endpoint)
         .build();
@@ -107,4 +125,29 @@ fn tracer_provider(endpoint: &str, service_name: &str) -> Option<SdkTracerProvid
             None
         }
     }
+}
+
+/// The exporter's blocking HTTP client: TLS through rustls (ring), the
+/// server's certificate verified against `ca_pem` when given, else the
+/// system's roots. Built on its own thread: a blocking client must not be
+/// created or dropped on an async runtime's thread.
+fn http_client(ca_pem: Option<&str>) -> Result<reqwest::blocking::Client, String> {
+    // Every TLS client of the process uses ring; installing it twice is fine.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let ca = match ca_pem {
+        Some(pem) => Some(
+            reqwest::Certificate::from_pem_bundle(pem.as_bytes())
+                .map_err(|e| format!("telemetry.otlp_ca_file: {e}"))?,
+        ),
+        None => None,
+    };
+    std::thread::spawn(move || {
+        let mut builder = reqwest::blocking::Client::builder();
+        if let Some(certs) = ca {
+            builder = builder.tls_certs_only(certs);
+        }
+        builder.build().map_err(|e| e.to_string())
+    })
+    .join()
+    .map_err(|_| "the client builder panicked".to_owned())?
 }

@@ -43,10 +43,12 @@ const HEALTHY_SESSION: Duration = Duration::from_secs(60);
 
 /// Adds an event to the outbox inside `tx` (idempotent on `event_id`);
 /// `headers` (a JSON object of strings, e.g. `traceparent`) travel as AMQP
-/// headers. Returns the new row's id (`None` when the event was already
+/// headers; `tenant_id` is the event's tenant (row-level security filters on
+/// it; `None` for a message too broken to name one). Returns the new row's id (`None` when the event was already
 /// there), to hand to [`Committed::push`] once `tx` has committed.
 pub async fn enqueue(
     tx: &mut Transaction<'_, Postgres>,
+    tenant_id: Option<&str>,
     event_id: Uuid,
     exchange: &str,
     routing_key: &str,
@@ -54,9 +56,10 @@ pub async fn enqueue(
     headers: &serde_json::Value,
 ) -> Result<Option<i64>, sqlx::Error> {
     sqlx::query_scalar(
-        "INSERT INTO outbox (event_id, exchange, routing_key, payload, headers) \
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (event_id) DO NOTHING RETURNING id",
+        "INSERT INTO outbox (tenant_id, event_id, exchange, routing_key, payload, headers) \
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (event_id) DO NOTHING RETURNING id",
     )
+    .bind(tenant_id)
     .bind(event_id)
     .bind(exchange)
     .bind(routing_key)
@@ -146,7 +149,7 @@ pub async fn run(ctx: Arc<Context>, stop: CancellationToken) {
 }
 
 async fn connect(ctx: &Context) -> lapin::Result<(lapin::Connection, Publisher)> {
-    let conn = crate::amqp::connect(&ctx.settings.amqp.url, "chunk-worker outbox").await?;
+    let conn = crate::amqp::connect(&ctx.settings.amqp, "chunk-worker outbox").await?;
     // The relay may run before the consumer declared the topology (pending
     // rows from a previous run): publishing to a missing exchange would close
     // the channel, so the exchange is declared here too (idempotent).

@@ -169,6 +169,7 @@ pub async fn handle(
         .engine
         .profile(Some(chosen))
         .map_err(|e| Failure::new(e.code(), e.to_string()))?;
+    crate::profiles::note_use(profile);
     let profile_name = profile.name.clone();
     let labels = StrategyLabels::of(profile);
     let tokenizer = profile.tokenizer.name().to_owned();

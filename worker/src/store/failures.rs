@@ -95,6 +95,7 @@ pub async fn record_failure(pool: &PgPool, f: &FailureRecord) -> Result<(), sqlx
     let payload = serde_json::to_string(&event).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
     crate::outbox::enqueue(
         &mut tx,
+        f.tenant_id.as_deref(),
         event_id,
         EVENTS_EXCHANGE,
         FAILED_ROUTING_KEY,

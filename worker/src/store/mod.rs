@@ -4,6 +4,7 @@
 pub mod dlq_replays;
 pub mod failures;
 pub mod links;
+pub mod tenants;
 pub mod versions;
 
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};

@@ -41,24 +41,9 @@ pub fn run(args: &DlqArgs) -> u8 {
             return exit::USAGE;
         }
     }
-    let settings = match Settings::from_env() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::USAGE;
-        }
-    };
-    let Some(runtime) = crate::commands::service::runtime(Some(2)) else {
-        return exit::FAILED;
-    };
-    let result = runtime.block_on(execute(&settings, &args.command));
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            exit::FAILED
-        }
-    }
+    crate::commands::service::tool(2, |settings| async move {
+        execute(&settings, &args.command).await
+    })
 }
 
 fn check_replay_args(r: &ReplayArgs) -> Result<(), String> {

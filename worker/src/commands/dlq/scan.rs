@@ -32,7 +32,7 @@ const MAX_PREFETCH: u16 = 10_000;
 
 /// A broker connection for the `dlq` commands.
 pub(super) async fn connect(settings: &Settings) -> anyhow::Result<Connection> {
-    crate::amqp::connect(&settings.amqp.url, "chunk-worker dlq")
+    crate::amqp::connect(&settings.amqp, "chunk-worker dlq")
         .await
         .context("connecting to the broker (amqp.url)")
 }

@@ -123,7 +123,7 @@ pub(super) async fn process(
             ),
         ))
     } else {
-        handle_with_retry(ctx, &delivery.data, &info.event_headers, channel, shutdown).await
+        guarded(ctx, &info, &delivery.data, channel, shutdown).await
     };
         let outcome = settlement.label();
         let strategy = info.strategy.clone();
@@ -159,6 +159,57 @@ pub(super) async fn process(
     }
     .instrument(span)
     .await;
+}
+
+/// [`handle_with_retry`] behind the strategy's circuit breaker (shared with
+/// the API): while the circuit is open the message is parked in the retry
+/// queue rather than chunked; an internal failure counts against the circuit,
+/// and once it is open such a failure is parked too rather than
+/// dead-lettered: a systemic fault must not empty the input queue into the
+/// dead-letter queue. Bad input neither counts nor resets.
+async fn guarded(
+    ctx: &Context,
+    info: &MessageInfo,
+    body: &[u8],
+    channel: &Channel,
+    shutdown: &CancellationToken,
+) -> Settlement {
+    use crate::api::guard::{Admission, State};
+    let strategy = info.strategy.strategy.as_str();
+    if let Admission::Refused(retry_in) = ctx.breakers.admit(strategy) {
+        tracing::debug!(
+            strategy,
+            retry_in_s = retry_in,
+            "circuit open: message parked"
+        );
+        return Settlement::Park;
+    }
+    let settlement = handle_with_retry(ctx, body, &info.event_headers, channel, shutdown).await;
+    let failed = match &settlement {
+        Settlement::Done(_) => Some(false),
+        Settlement::Failed(f) if f.code == ErrorCode::Internal => Some(true),
+        // Bad input says nothing about the strategy, but must not hold a
+        // trial forever: it ends the trial as a success.
+        Settlement::Failed(_) if ctx.breakers.is_open(strategy) => Some(false),
+        _ => None,
+    };
+    let Some(failed) = failed else {
+        // Parked or abandoned (shutdown, lost channel): a trial is given back.
+        ctx.breakers.release_trial(strategy);
+        return settlement;
+    };
+    if let Some(now) = ctx.breakers.record(strategy, failed) {
+        ctx.metrics.api.breaker_state(strategy, now as i64);
+        match now {
+            State::Open => tracing::warn!(strategy, "circuit opened after repeated internal failures: messages of this strategy are parked in the retry queue until a trial succeeds"),
+            State::Closed => tracing::info!(strategy, "circuit closed: the strategy works again"),
+            State::HalfOpen => {}
+        }
+    }
+    if failed && ctx.breakers.is_open(strategy) {
+        return Settlement::Park;
+    }
+    settlement
 }
 
 async fn handle_with_retry(

@@ -83,7 +83,7 @@ pub async fn run(ctx: Arc<Context>, shutdown: CancellationToken) {
 /// One connection's life: returns `Ok` after a graceful stop, `Err` when the
 /// broker went away.
 async fn session(ctx: &Arc<Context>, shutdown: &CancellationToken) -> anyhow::Result<()> {
-    let conn = crate::amqp::connect(&ctx.settings.amqp.url, "chunk-worker consumer")
+    let conn = crate::amqp::connect(&ctx.settings.amqp, "chunk-worker consumer")
         .await
         .context("connecting to the broker (amqp.url)")?;
     let channel = conn.create_channel().await.context("opening a channel")?;

@@ -335,6 +335,7 @@ pub async fn store_version_with_links(
     let payload = serde_json::to_string(&event).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
     let outbox_id = crate::outbox::enqueue(
         &mut tx,
+        Some(v.tenant_id),
         event_id,
         EVENTS_EXCHANGE,
         COMPLETED_ROUTING_KEY,

@@ -1,0 +1,319 @@
+//! The synchronous chunking API (issue 14, seed 001): `POST /v1/chunk`
+//! chunks one document with the same engine, the same profiles and the same
+//! ids as the queue worker and the CLI, and stores nothing; `GET
+//! /v1/profiles` lists the profiles. Every request is authenticated
+//! (`auth`), rate-limited and guarded by a circuit breaker per strategy
+//! (`guard`), bounded in size, memory and time; every refusal is an RFC 7807
+//! problem (`problem`). Served beside `/healthz` and `/metrics` by
+//! `chunk-worker run` when `api.enabled`, and alone by `chunk-worker serve`.
+
+pub mod auth;
+pub mod guard;
+pub mod openapi;
+pub mod problem;
+mod request;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get, post};
+use axum::Router;
+use serde_json::json;
+use shared::Engine;
+use tokio::sync::Semaphore;
+
+use crate::config::Settings;
+use crate::ops::metrics::Metrics;
+use auth::{Caller, Verifier};
+use guard::{Admission, Breakers, Limiter};
+use problem::{Kind, Problem};
+
+/// `X-API-Version` of every response.
+pub const API_VERSION: &str = "1.0";
+/// Seed 001's media type, echoed as the response type when asked for.
+pub const MEDIA_TYPE: &str = "application/vnd.medkg.chunk.v1+json";
+
+/// What the API's handlers share.
+#[derive(Debug)]
+pub struct ApiState {
+    engine: Arc<Engine>,
+    settings: Settings,
+    verifier: Verifier,
+    limiter: Limiter,
+    breakers: Arc<Breakers>,
+    slots: Arc<Semaphore>,
+    metrics: Arc<Metrics>,
+}
+
+impl ApiState {
+    /// The API of `settings` (`None` when `api.enabled` is off); a key file
+    /// that does not load is an error.
+    pub fn new(
+        settings: &Settings,
+        metrics: Arc<Metrics>,
+        breakers: Arc<Breakers>,
+    ) -> Result<Option<Arc<Self>>, String> {
+        if !settings.api.enabled {
+            return Ok(None);
+        }
+        Ok(Some(Arc::new(Self {
+            engine: Arc::clone(&settings.chunking.engine),
+            verifier: Verifier::new(&settings.api.jwt)?,
+            limiter: Limiter::new(settings.api.rate_limits),
+            breakers,
+            slots: Arc::new(Semaphore::new(settings.api.max_concurrent)),
+            settings: settings.clone(),
+            metrics,
+        })))
+    }
+}
+
+/// The `/v1` routes: the API when `state` is given, else a 404 problem for
+/// every `/v1` path (the API is off).
+pub fn routes(state: Option<Arc<ApiState>>) -> Router {
+    match state {
+        Some(state) => Router::new()
+            .route("/v1/chunk", post(chunk))
+            .route("/v1/profiles", get(profiles))
+            .route("/v1/profiles/{name}", get(profile))
+            .route("/v1/openapi.json", get(openapi_json))
+            .with_state(state),
+        None => Router::new().route("/v1/{*rest}", any(disabled)),
+    }
+}
+
+async fn openapi_json() -> Response {
+    let mut response = openapi::json().into_response();
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    h.insert("x-api-version", HeaderValue::from_static(API_VERSION));
+    response
+}
+
+async fn disabled(request: Request) -> Response {
+    let id = correlation_id(request.headers());
+    Problem::new(
+        Kind::NotFound,
+        "the API is not enabled here (api.enabled and a key in api.jwt)",
+    )
+    .at(request.uri().path(), &id)
+    .into_response()
+}
+
+/// `X-Correlation-ID` when sent (printable, at most 128 bytes), else a new one.
+fn correlation_id(headers: &HeaderMap) -> String {
+    headers
+        .get("x-correlation-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
+        .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned)
+}
+
+/// The response type: seed 001's media type when the caller accepts it.
+fn response_type(headers: &HeaderMap) -> &'static str {
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if accept.contains(MEDIA_TYPE) {
+        MEDIA_TYPE
+    } else {
+        "application/json"
+    }
+}
+
+fn json_response(
+    status: StatusCode,
+    media: &'static str,
+    id: &str,
+    body: &serde_json::Value,
+) -> Response {
+    let mut response = (status, body.to_string()).into_response();
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(media));
+    h.insert("x-api-version", HeaderValue::from_static(API_VERSION));
+    if let Ok(v) = HeaderValue::from_str(id) {
+        h.insert("x-correlation-id", v);
+    }
+    response
+}
+
+/// `Deprecation: true` and, when the profile names a successor,
+/// `Link: </v1/profiles/NAME>; rel="successor-version"`.
+fn deprecation_headers(h: &mut HeaderMap, replacement: Option<&str>) {
+    h.insert("deprecation", HeaderValue::from_static("true"));
+    if let Some(v) = replacement.and_then(|r| {
+        HeaderValue::from_str(&format!("</v1/profiles/{r}>; rel=\"successor-version\"")).ok()
+    }) {
+        h.insert(header::LINK, v);
+    }
+}
+
+/// Authenticates and rate-limits a request; a refusal is logged (never the
+/// token) and counted.
+fn admit(state: &ApiState, headers: &HeaderMap, path: &str, id: &str) -> Result<Caller, Problem> {
+    let authorization = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    let caller = state.verifier.verify(authorization).inspect_err(|p| {
+        tracing::warn!(correlation_id = %id, path, reason = %p.body().detail, "api request refused");
+    })?;
+    if let Err((scope, retry)) = state.limiter.check(&caller.tenant_id, &caller.user_id) {
+        state.metrics.api.rate_limited(scope.as_str());
+        tracing::info!(correlation_id = %id, tenant_id = %caller.tenant_id, user_id = %caller.user_id,
+            scope = scope.as_str(), "api request rate-limited");
+        let p = Problem::new(
+            Kind::RateLimited,
+            format!(
+                "over the {} rate limit; retry after {retry} s",
+                scope.as_str()
+            ),
+        )
+        .retry_after(retry);
+        return Err(p);
+    }
+    Ok(caller)
+}
+
+fn refuse(state: &ApiState, problem: Problem, path: &str, id: &str) -> Response {
+    state.metrics.api.answered(problem.kind().status().as_u16());
+    problem.at(path, id).into_response()
+}
+
+async fn profiles(State(state): State<Arc<ApiState>>, headers: HeaderMap) -> Response {
+    let id = correlation_id(&headers);
+    if let Err(p) = admit(&state, &headers, "/v1/profiles", &id) {
+        return refuse(&state, p, "/v1/profiles", &id);
+    }
+    let list: Vec<serde_json::Value> = state
+        .engine
+        .profiles()
+        .iter()
+        .filter(|p| state.engine.profile(Some(&p.name)).is_ok())
+        .map(describe)
+        .collect();
+    state.metrics.api.answered(200);
+    json_response(
+        StatusCode::OK,
+        response_type(&headers),
+        &id,
+        &json!({ "profiles": list, "default_profile": state.settings.chunking.default_profile }),
+    )
+}
+
+async fn profile(
+    State(state): State<Arc<ApiState>>,
+    axum::extract::Path(name): axum::extract::Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let id = correlation_id(&headers);
+    let path = format!("/v1/profiles/{name}");
+    if let Err(p) = admit(&state, &headers, &path, &id) {
+        return refuse(&state, p, &path, &id);
+    }
+    match state.engine.profile(Some(&name)) {
+        Ok(p) => {
+            state.metrics.api.answered(200);
+            json_response(StatusCode::OK, response_type(&headers), &id, &describe(p))
+        }
+        Err(_) => refuse(
+            &state,
+            Problem::new(Kind::NotFound, format!("no usable profile {name:?}")),
+            &path,
+            &id,
+        ),
+    }
+}
+
+/// A profile as `/v1/profiles` lists it.
+fn describe(p: &shared::Profile) -> serde_json::Value {
+    json!({
+        "name": p.name,
+        "description": p.description,
+        "strategy": p.strategy,
+        "chunker_version": p.chunker_version,
+        "tokenizer": p.tokenizer.name(),
+        "granularity": p.granularity.as_str(),
+        "experimental": p.experimental,
+        "deprecated": p.deprecation.is_some(),
+        "replacement": p.deprecation.as_ref().and_then(|d| d.replacement.clone()),
+    })
+}
+
+async fn chunk(
+    State(state): State<Arc<ApiState>>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    let started = Instant::now();
+    let id = correlation_id(&headers);
+    let path = "/v1/chunk";
+    let caller = match admit(&state, &headers, path, &id) {
+        Ok(c) => c,
+        Err(p) => return refuse(&state, p, path, &id),
+    };
+    let parsed = match request::parse(&state, &caller, &body) {
+        Ok(r) => r,
+        Err(p) => {
+            if p.kind() == Kind::Forbidden {
+                tracing::warn!(correlation_id = %id, tenant_id = %caller.tenant_id,
+                    user_id = %caller.user_id, reason = %p.body().detail, "api request refused");
+            }
+            return refuse(&state, p, path, &id);
+        }
+    };
+    let strategy = parsed.strategy.clone();
+    let deprecated = parsed.deprecated.clone();
+    let trial = match state.breakers.admit(&strategy) {
+        Admission::Go { trial } => trial,
+        Admission::Refused(retry) => {
+            let p = Problem::new(
+                Kind::Unavailable,
+                format!("the {strategy} strategy is failing (circuit open); retry after {retry} s"),
+            )
+            .retry_after(retry);
+            return refuse(&state, p, path, &id);
+        }
+    };
+    if trial {
+        state
+            .metrics
+            .api
+            .breaker_state(&strategy, guard::State::HalfOpen as i64);
+    }
+    let outcome = request::run(&state, parsed, started).await;
+    let failed =
+        matches!(&outcome, Err(p) if matches!(p.kind(), Kind::Internal | Kind::Unavailable));
+    if let Some(now) = state.breakers.record(&strategy, failed) {
+        state.metrics.api.breaker_state(&strategy, now as i64);
+        if now == guard::State::Open {
+            tracing::warn!(strategy = %strategy, "circuit opened after repeated failures");
+        }
+    }
+    let duration_ms = started.elapsed().as_millis();
+    match outcome {
+        Ok(body) => {
+            tracing::info!(audit = true, correlation_id = %id, tenant_id = %caller.tenant_id,
+                user_id = %caller.user_id, outcome = "chunked", duration_ms = duration_ms as u64,
+                "api chunk");
+            state.metrics.api.answered(200);
+            let mut response = json_response(StatusCode::OK, response_type(&headers), &id, &body);
+            if let Some(replacement) = deprecated {
+                deprecation_headers(response.headers_mut(), replacement.as_deref());
+            }
+            response
+        }
+        Err(p) => {
+            tracing::info!(audit = true, correlation_id = %id, tenant_id = %caller.tenant_id,
+                user_id = %caller.user_id, outcome = "refused", status = p.body().status,
+                duration_ms = duration_ms as u64, "api chunk");
+            refuse(&state, p, path, &id)
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! One `POST /v1/chunk`: the body checked field by field (400 malformed,
+//! 403 another tenant, 413 too large, 422 unknown profile, granularity or
+//! field with the closest valid values, 503 over the memory estimate or
+//! needing a GPU that is not there), then the engine on a bounded blocking
+//! pool under a deadline (503 past it: the work's result is dropped and its
+//! slot freed only when it ends, so stuck work cannot pile up).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+use shared::{DocumentMeta, Embedder as _, ErrorCode};
+
+use super::auth::Caller;
+use super::problem::{closest, FieldError, Kind, Problem};
+use super::ApiState;
+
+/// The body's fields.
+const FIELDS: [&str; 9] = [
+    "document_id",
+    "markdown",
+    "html",
+    "tenant_id",
+    "source_version_id",
+    "title",
+    "profile",
+    "granularity",
+    "metadata",
+];
+
+/// Estimated peak memory of an operation per byte of markdown: the
+/// normalized text, blocks and token index, chunk texts and embed texts
+/// with overlap, and the JSON response (measured at 20-30x on the corpus;
+/// 64x leaves room).
+pub const OPERATION_BYTES_PER_BYTE: u64 = 64;
+
+/// A request ready to run.
+#[derive(Debug)]
+pub struct Parsed {
+    markdown: Vec<u8>,
+    meta: DocumentMeta,
+    profile: String,
+    /// The profile is deprecated: its replacement, if named.
+    pub deprecated: Option<Option<String>>,
+    /// The profile's strategy (its circuit).
+    pub strategy: String,
+}
+
+fn bad(detail: impl Into<String>) -> Problem {
+    Problem::new(Kind::BadRequest, detail)
+}
+
+fn field(name: &str, detail: impl Into<String>, suggestions: Vec<String>) -> FieldError {
+    FieldError {
+        field: name.to_owned(),
+        detail: detail.into(),
+        suggestions,
+    }
+}
+
+fn text<'a>(body: &'a Map<String, Value>, name: &str) -> Result<Option<&'a str>, Problem> {
+    match body.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(bad(format!("`{name}` must be a string"))),
+    }
+}
+
+/// Checks the body of a request by `caller`.
+pub fn parse(state: &ApiState, caller: &Caller, body: &[u8]) -> Result<Parsed, Problem> {
+    let body = std::str::from_utf8(body).map_err(|e| {
+        bad(format!(
+            "the body is not UTF-8 (invalid byte at offset {})",
+            e.valid_up_to()
+        ))
+    })?;
+    let value: Value =
+        serde_json::from_str(body).map_err(|e| bad(format!("the body is not JSON: {e}")))?;
+    let Value::Object(body) = value else {
+        return Err(bad("the body must be a JSON object"));
+    };
+    let known: Vec<String> = FIELDS.iter().map(|f| (*f).to_owned()).collect();
+    let unknown: Vec<FieldError> = body
+        .keys()
+        .filter(|k| !FIELDS.contains(&k.as_str()))
+        .map(|k| field(k, "unknown field", closest(k, &known)))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(
+            Problem::new(Kind::Unprocessable, "the body has unknown fields").with_errors(unknown),
+        );
+    }
+    if body.get("html").is_some_and(|v| !v.is_null()) {
+        return Err(Problem::new(
+            Kind::Unprocessable,
+            "HTML input is not supported yet: send `markdown`",
+        )
+        .with_errors(vec![field(
+            "html",
+            "not supported yet",
+            vec!["markdown".into()],
+        )]));
+    }
+    let document_id = text(&body, "document_id")?
+        .filter(|d| !d.is_empty())
+        .ok_or_else(|| bad("missing field `document_id`"))?;
+    let markdown = text(&body, "markdown")?.ok_or_else(|| bad("missing field `markdown`"))?;
+    if let Some(t) = text(&body, "tenant_id")? {
+        if t != caller.tenant_id {
+            return Err(Problem::new(
+                Kind::Forbidden,
+                format!("the token is for tenant {}, not {t}", caller.tenant_id),
+            ));
+        }
+    }
+    let settings = &state.settings;
+    if markdown.len() as u64 > settings.max_document_bytes {
+        return Err(Problem::new(
+            Kind::TooLarge,
+            format!(
+                "the markdown is {} bytes; limits.max_document_bytes is {}",
+                markdown.len(),
+                settings.max_document_bytes
+            ),
+        ));
+    }
+    let estimate = markdown.len() as u64 * OPERATION_BYTES_PER_BYTE;
+    if estimate > settings.max_operation_bytes {
+        return Err(Problem::new(
+            Kind::Unavailable,
+            format!(
+                "chunking this document would take about {estimate} bytes of memory; limits.max_operation_bytes is {}",
+                settings.max_operation_bytes
+            ),
+        )
+        .retry_after(60));
+    }
+    let chunking = &settings.chunking;
+    let engine = &state.engine;
+    let profile_name = match text(&body, "profile")? {
+        Some(p) => p.to_owned(),
+        None => chunking.select(&caller.tenant_id, None, None).to_owned(),
+    };
+    let Ok(profile) = engine.profile(Some(&profile_name)) else {
+        // The usable names are listed only for a refusal, not on every request.
+        let usable: Vec<String> = engine
+            .profiles()
+            .iter()
+            .filter(|p| engine.profile(Some(&p.name)).is_ok())
+            .map(|p| p.name.clone())
+            .collect();
+        return Err(Problem::new(
+            Kind::Unprocessable,
+            format!("unknown profile `{profile_name}`"),
+        )
+        .with_errors(vec![field(
+            "profile",
+            "unknown profile",
+            closest(&profile_name, &usable),
+        )]));
+    };
+    if let Some(g) = text(&body, "granularity")? {
+        if g != profile.granularity.as_str() {
+            return Err(Problem::new(
+                Kind::Unprocessable,
+                format!(
+                    "profile {profile_name} chunks at granularity {}",
+                    profile.granularity.as_str()
+                ),
+            )
+            .with_errors(vec![field(
+                "granularity",
+                "not a granularity of this profile",
+                vec![profile.granularity.as_str().to_owned()],
+            )]));
+        }
+    }
+    if profile.chunker().gpu_required() && !chunking.model.as_ref().is_some_and(|m| m.on_gpu()) {
+        return Err(Problem::new(
+            Kind::Unavailable,
+            format!(
+                "profile {profile_name} requires a GPU and this server has none (no CPU fallback)"
+            ),
+        )
+        .retry_after(60));
+    }
+    let deprecated = crate::profiles::note_use(profile).map(|d| d.replacement.clone());
+    let markdown = markdown.as_bytes().to_vec();
+    let mut meta = DocumentMeta {
+        tenant_id: caller.tenant_id.clone(),
+        document_id: document_id.to_owned(),
+        source_version_id: match text(&body, "source_version_id")? {
+            Some(v) => v.to_owned(),
+            None => crate::commands::offline::default_source_version(&markdown),
+        },
+        title: text(&body, "title")?.map(str::to_owned),
+        source_url: None,
+        file_path: None,
+        metadata: None,
+    };
+    match body.get("metadata") {
+        None | Some(Value::Null) => {}
+        Some(m @ Value::Object(_)) => crate::commands::offline::with_metadata(&mut meta, m),
+        Some(_) => return Err(bad("`metadata` must be a JSON object")),
+    }
+    Ok(Parsed {
+        deprecated,
+        markdown,
+        meta,
+        strategy: profile.strategy.clone(),
+        profile: profile_name,
+    })
+}
+
+/// Chunks a parsed request within the deadline (counted from `started`).
+pub async fn run(
+    state: &Arc<ApiState>,
+    parsed: Parsed,
+    started: Instant,
+) -> Result<Value, Problem> {
+    let deadline = state.settings.api.deadline;
+    let busy = || {
+        Problem::new(
+            Kind::Unavailable,
+            format!(
+                "the operation did not finish within api.deadline_ms ({} ms)",
+                deadline.as_millis()
+            ),
+        )
+        .retry_after(deadline.as_secs().max(1))
+    };
+    let left = deadline.saturating_sub(started.elapsed());
+    let permit = tokio::time::timeout(left, Arc::clone(&state.slots).acquire_owned())
+        .await
+        .map_err(|_| busy())?
+        .map_err(|_| busy())?;
+    let engine = Arc::clone(&state.engine);
+    let profile = parsed.profile.clone();
+    let task = tokio::task::spawn_blocking(move || {
+        // The slot is held until the work ends, even when nobody waits for it.
+        let _permit = permit;
+        engine.chunk(&parsed.markdown, &parsed.meta, Some(&parsed.profile))
+    });
+    let left = deadline.saturating_sub(started.elapsed());
+    let joined = tokio::time::timeout(left, task).await.map_err(|_| busy())?;
+    let doc = match joined {
+        Ok(Ok(doc)) => doc,
+        Ok(Err(e)) => {
+            let kind = match e.code() {
+                ErrorCode::Internal | ErrorCode::ValidationFailed => Kind::Internal,
+                _ => Kind::Unprocessable,
+            };
+            return Err(Problem::new(kind, format!("{}: {e}", e.code().as_str())));
+        }
+        Err(_) => {
+            return Err(Problem::new(
+                Kind::Internal,
+                "the chunking engine failed (panicked)",
+            ))
+        }
+    };
+    let chunker_version = doc.chunks.first().map(|c| c.chunker_version.clone());
+    let tokenizer = doc.chunks.first().map(|c| c.tokenizer.clone());
+    let profile_info = state.engine.profile(Some(&profile)).ok();
+    Ok(json!({
+        "chunks": doc.chunks,
+        "profile": profile,
+        "chunker_version": chunker_version.or_else(|| profile_info.map(|p| p.chunker_version.clone())),
+        "tokenizer": tokenizer.or_else(|| profile_info.map(|p| p.tokenizer.name().to_owned())),
+        "duration_ms": started.elapsed().as_millis() as u64,
+    }))
+}
