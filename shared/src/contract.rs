@@ -311,6 +311,20 @@ pub struct ChunkingCompleted {
     /// page_no), once per event; absent when none was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<serde_json::Value>,
+    /// The chunk ids and changed ids of each granularity (issue 10), when
+    /// the version has more than one (a multi-granularity profile, or tables
+    /// kept as `table` chunks); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub granularities: Option<std::collections::BTreeMap<String, GranularityChunks>>,
+}
+
+/// The chunks of one granularity of a version, for the completed event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GranularityChunks {
+    /// Every chunk id of the granularity, in ordinal order.
+    pub chunk_ids: Vec<String>,
+    /// Those whose content did not exist at this granularity before.
+    pub changed_chunk_ids: Vec<String>,
 }
 
 /// A chunk whose content already existed in the previous version.

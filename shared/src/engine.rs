@@ -40,6 +40,7 @@ pub struct EngineBuilder {
     registry: Registry,
     sources: Vec<(ProfileOrigin, String)>,
     experimental: bool,
+    multi_granularity: bool,
     embedder: Option<Arc<dyn Embedder>>,
     window_tokenizers: Vec<(String, Arc<dyn EmbedTokenizer>)>,
 }
@@ -84,6 +85,14 @@ impl EngineBuilder {
         self
     }
 
+    /// `false` runs every multi-granularity profile's primary strategy alone
+    /// (the `multi_granularity` setting); `true` (the default) leaves each
+    /// profile's own `multi_granularity` in charge.
+    pub fn multi_granularity(mut self, enabled: bool) -> Self {
+        self.multi_granularity = enabled;
+        self
+    }
+
     /// The profiles this builder would give the engine, parsed and checked
     /// (to decide, say, whether a model must be loaded before building).
     pub fn profile_set(self) -> Result<ProfileSet, ChunkError> {
@@ -100,7 +109,11 @@ impl EngineBuilder {
         let registry = self.registry.clone();
         let (experimental, embedder) = (self.experimental, self.embedder.clone());
         let window_tokenizers = std::mem::take(&mut self.window_tokenizers);
+        let multi = self.multi_granularity;
         let mut profiles = self.profile_set()?;
+        if !multi {
+            profiles.disable_multi_granularity();
+        }
         for (spelling, counter) in &window_tokenizers {
             profiles.attach_window_tokenizer(spelling, counter);
         }
@@ -156,6 +169,7 @@ impl Engine {
             registry: Registry::builtin(),
             sources: Vec::new(),
             experimental: false,
+            multi_granularity: true,
             embedder: None,
             window_tokenizers: Vec::new(),
         }
@@ -199,7 +213,7 @@ impl Engine {
                 strategy: profile.strategy.clone(),
             });
         }
-        if profile.chunker().needs_embedder() && self.embedder.is_none() {
+        if profile.needs_embedder() && self.embedder.is_none() {
             return Err(ChunkError::EmbedderMissing {
                 profile: profile.name.clone(),
                 strategy: profile.strategy.clone(),
@@ -261,7 +275,7 @@ pub fn chunk_document(
     profile: &Profile,
     embedder: Option<&dyn Embedder>,
 ) -> Result<ChunkedDocument, ChunkError> {
-    if profile.chunker().needs_embedder() && embedder.is_none() {
+    if profile.needs_embedder() && embedder.is_none() {
         return Err(ChunkError::EmbedderMissing {
             profile: profile.name.clone(),
             strategy: profile.strategy.clone(),
@@ -306,6 +320,9 @@ fn chunk_with_tokens(
         profile,
         embedder,
     };
+    if !profile.active_auxiliaries().is_empty() {
+        return crate::multi::chunk_all(&input);
+    }
     let chunks = profile.chunker().chunk(&input)?;
     validate(doc, &blocks, &chunks, profile)?;
     Ok(chunks)
@@ -421,7 +438,15 @@ mod tests {
                 "markdown-v1",
                 "semantic-v1",
                 "texttiling-v1",
-                "c99-v1"
+                "c99-v1",
+                "window-v1",
+                "pmc-v1",
+                "ctgov-v1",
+                "dailymed-v1",
+                "table-v1",
+                "table-summary-v1",
+                "document-v1",
+                "hierarchy-v1"
             ]
         );
         let doc = engine

@@ -146,6 +146,16 @@ pub enum ChunkError {
     /// deletes text or replaces runs).
     #[error("cannot map chunk positions back to the original text: {0}")]
     SourcePositions(String),
+    /// An HTML page could not be converted to Markdown.
+    #[error("the HTML page could not be converted to Markdown: {0}")]
+    Html(String),
+    /// A strategy panicked on its own thread (an auxiliary of a
+    /// multi-granularity profile): a bug, reported instead of propagated.
+    #[error("the {strategy:?} strategy panicked while chunking the document")]
+    StrategyPanicked {
+        /// The strategy that panicked.
+        strategy: String,
+    },
     /// The produced chunks break the SPEC 3.6 checklist.
     #[error("chunk validation failed ({} violation(s)): {}", violations.len(), violations.first().map(String::as_str).unwrap_or(""))]
     Validation {
@@ -159,14 +169,16 @@ impl ChunkError {
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::InvalidUtf8 { .. } => ErrorCode::InvalidUtf8,
+            Self::Html(_) => ErrorCode::InvalidMessage,
             Self::UnknownProfile { .. }
             | Self::ExperimentalDisabled { .. }
             | Self::EmbedderMissing { .. }
             | Self::WindowTokenizerMissing { .. } => ErrorCode::UnknownProfile,
             // Start-up refusals, and a failing model: not the sender's fault.
-            Self::GpuRequired { .. } | Self::Embedding(_) | Self::SourcePositions(_) => {
-                ErrorCode::Internal
-            }
+            Self::GpuRequired { .. }
+            | Self::Embedding(_)
+            | Self::SourcePositions(_)
+            | Self::StrategyPanicked { .. } => ErrorCode::Internal,
             // A broken built-in profile or strategy table is our bug, not the sender's.
             Self::InvalidProfile { .. } => ErrorCode::Internal,
             Self::Validation { .. } => ErrorCode::ValidationFailed,

@@ -2,9 +2,11 @@
 //!
 //! Turns a normalized Markdown document into retrieval-ready chunks exactly as
 //! `SPEC.md` section 3 describes, and holds the message contracts the worker
-//! speaks. Nothing here performs I/O, spawns threads or knows about tokio,
-//! RabbitMQ or Postgres: every function is a pure function of its inputs, so
-//! the same bytes in always give the same bytes out.
+//! speaks. Nothing here performs I/O or knows about tokio, RabbitMQ or
+//! Postgres: every function is a pure function of its inputs, so the same
+//! bytes in always give the same bytes out. The only threads are the scoped
+//! ones `multi` runs a multi-granularity profile's strategies on, side by
+//! side, joined before it returns.
 //!
 //! The pipeline, one module per step:
 //! 1. [`normalize`]: decode UTF-8, unify line endings, collapse whitespace.
@@ -26,9 +28,11 @@ pub mod embed;
 pub mod engine;
 pub mod error;
 pub mod export;
+pub mod html;
 pub mod ids;
 pub mod links;
 pub mod markdown;
+mod multi;
 pub mod normalize;
 pub mod profile;
 pub mod segment;

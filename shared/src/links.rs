@@ -14,7 +14,7 @@ use pulldown_cmark::{Event, LinkType as MdLinkType, Tag, TagEnd};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-use crate::chunk::record::Chunk;
+use crate::chunk::record::{Chunk, Granularity};
 use crate::markdown::CharIndex;
 use crate::normalize::body_events;
 
@@ -90,6 +90,14 @@ pub struct Target {
     pub issue_key: Option<String>,
 }
 
+fn section() -> Granularity {
+    Granularity::Section
+}
+
+fn is_section(g: &Granularity) -> bool {
+    *g == Granularity::Section
+}
+
 /// One link occurrence.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Link {
@@ -97,6 +105,10 @@ pub struct Link {
     pub link_ordinal: u32,
     /// Ordinal of the chunk whose own span holds the link.
     pub chunk_ordinal: u32,
+    /// Granularity of that chunk: the coarsest one below `document` whose
+    /// chunks cover the link (written only when it is not `section`).
+    #[serde(default = "section", skip_serializing_if = "is_section")]
+    pub chunk_granularity: Granularity,
     /// The URL as written in the document.
     pub url: String,
     /// The absolute URL after resolving against the document's source URL.
@@ -485,9 +497,10 @@ pub fn extract_links(text: &str, chunks: &[Chunk], classifier: &Classifier) -> V
         }
     }
     raw.sort_by_key(|l| l.0.start);
+    let holders = holders(chunks);
     let mut out = Vec::new();
     for (range, url, anchor, is_image) in raw {
-        let Some(chunk) = chunk_at(chunks, range.start) else {
+        let Some((chunk_granularity, chunk)) = chunk_at(&holders, range.start) else {
             continue;
         };
         let (link_type, resolved_url, target) = classifier.classify(&url);
@@ -502,6 +515,7 @@ pub fn extract_links(text: &str, chunks: &[Chunk], classifier: &Classifier) -> V
         out.push(Link {
             link_ordinal: u32::try_from(out.len()).unwrap_or(u32::MAX),
             chunk_ordinal: chunk,
+            chunk_granularity,
             url,
             resolved_url,
             anchor_text: anchor.split_whitespace().collect::<Vec<_>>().join(" "),
@@ -516,14 +530,33 @@ pub fn extract_links(text: &str, chunks: &[Chunk], classifier: &Classifier) -> V
     out
 }
 
-/// The ordinal of the chunk whose own span holds byte `pos`.
-fn chunk_at(chunks: &[Chunk], pos: usize) -> Option<u32> {
+/// The chunks links may belong to, by granularity, coarse to fine, each in
+/// ordinal order (own spans increasing): every granularity but `document`
+/// (the head of a document, beside its sections), unless that is all there is.
+fn holders(chunks: &[Chunk]) -> Vec<Vec<&Chunk>> {
+    let mut kinds: Vec<Granularity> = chunks.iter().map(|c| c.granularity).collect();
+    kinds.sort_by_key(|g| crate::profile::rank(*g));
+    kinds.dedup();
+    if kinds.len() > 1 {
+        kinds.retain(|g| *g != Granularity::Document);
+    }
+    kinds
+        .into_iter()
+        .map(|g| chunks.iter().filter(|c| c.granularity == g).collect())
+        .collect()
+}
+
+/// The granularity and ordinal of the chunk whose own span holds byte
+/// `pos`: the coarsest granularity that covers it.
+fn chunk_at(holders: &[Vec<&Chunk>], pos: usize) -> Option<(Granularity, u32)> {
     let pos = pos as u64;
-    let i = chunks.partition_point(|c| c.byte_end <= pos);
-    chunks
-        .get(i)
-        .filter(|c| c.byte_start <= pos)
-        .map(|c| c.ordinal)
+    holders.iter().find_map(|group| {
+        let i = group.partition_point(|c| c.byte_end <= pos);
+        group
+            .get(i)
+            .filter(|c| c.byte_start <= pos)
+            .map(|c| (c.granularity, c.ordinal))
+    })
 }
 
 /// Bare `http://` / `https://` URLs in plain text: (byte offset, url), with

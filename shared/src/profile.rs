@@ -9,6 +9,7 @@
 //! does no I/O). [`Profile::to_toml`] prints a profile in the same format, with
 //! every parameter spelled out, so a printed profile loads again.
 
+pub mod auxiliary;
 pub mod window;
 
 use std::fmt::Write as _;
@@ -22,6 +23,7 @@ use crate::strategy::params::Params;
 use crate::strategy::{Chunker, Limits, Registry, Rules};
 use crate::tokens::TokenizerKind;
 
+pub use auxiliary::{rank, Auxiliary};
 pub use window::{EmbedderWindow, WindowTokenizer};
 
 /// The profile used when none is named.
@@ -118,6 +120,14 @@ pub struct Profile {
     /// `deprecated = true` (seed 001): still usable, but users are told,
     /// and pointed at `replacement` when one is named.
     pub deprecation: Option<Deprecation>,
+    /// Auxiliary granularities (`[[auxiliary]]`), run beside the primary
+    /// when `multi_granularity` is on.
+    pub auxiliaries: Vec<Auxiliary>,
+    /// `multi_granularity` (default true): false runs the primary alone,
+    /// exactly as a profile without auxiliaries.
+    pub multi_granularity: bool,
+    /// `strategy:version` of the primary alone.
+    primary_version: String,
     chunker: Arc<dyn Chunker>,
 }
 
@@ -157,6 +167,10 @@ struct RawProfile {
     replacement: Option<String>,
     #[serde(default)]
     params: toml::Table,
+    #[serde(default)]
+    multi_granularity: Option<bool>,
+    #[serde(default)]
+    auxiliary: Vec<auxiliary::RawAuxiliary>,
 }
 
 fn default_tokenizer() -> String {
@@ -188,9 +202,10 @@ impl Profile {
         origin: ProfileOrigin,
         registry: &Registry,
     ) -> Result<Self, ChunkError> {
+        let described = origin.describe();
         let invalid = |name: &str, reason: String| ChunkError::InvalidProfile {
             name: name.to_owned(),
-            origin: origin.describe(),
+            origin: described.clone(),
             reason,
         };
         let raw: RawProfile = toml::from_str(source)
@@ -222,6 +237,20 @@ impl Profile {
                 ),
             )
         })?;
+        if let Some(g) = strategy
+            .fixed_granularity()
+            .filter(|g| *g != raw.granularity)
+        {
+            return Err(invalid(
+                &raw.name,
+                format!(
+                    "the {} strategy produces {} chunks only; set granularity = {:?}",
+                    raw.strategy,
+                    g.as_str(),
+                    g.as_str()
+                ),
+            ));
+        }
         let embedder = raw
             .embedder
             .map(EmbedderWindow::from_raw)
@@ -247,7 +276,8 @@ impl Profile {
             .configure(&params)
             .and_then(|c| params.finish(strategy.param_keys()).map(|()| c))
             .map_err(|e| invalid(&raw.name, e.0))?;
-        Ok(Self {
+        let version = format!("{}:{}", strategy.name(), strategy.version());
+        let mut profile = Self {
             name: raw.name,
             description: raw.description,
             strategy: raw.strategy,
@@ -257,11 +287,78 @@ impl Profile {
             breadcrumb: raw.breadcrumb_mode,
             origin,
             experimental: strategy.experimental(),
-            chunker_version: format!("{}:{}", strategy.name(), strategy.version()),
+            chunker_version: version.clone(),
             embedder,
             deprecation,
+            auxiliaries: Vec::new(),
+            multi_granularity: raw.multi_granularity.unwrap_or(true),
+            primary_version: version,
             chunker,
-        })
+        };
+        profile.auxiliaries = auxiliary::parse_auxiliaries(&raw.auxiliary, &profile, registry)
+            .map_err(|e| invalid(&profile.name, e))?;
+        if raw.multi_granularity.is_some() && profile.auxiliaries.is_empty() {
+            return Err(invalid(
+                &profile.name,
+                "multi_granularity applies to profiles with [[auxiliary]] tables; this one has none"
+                    .into(),
+            ));
+        }
+        profile.experimental |= profile.auxiliaries.iter().any(|a| a.profile.experimental);
+        let multi = profile.multi_granularity;
+        profile.set_multi_granularity(multi);
+        Ok(profile)
+    }
+
+    /// Turns the auxiliaries on or off (the profile's `multi_granularity`,
+    /// or the engine-wide setting): off, the profile is its primary alone,
+    /// `chunker_version` included.
+    pub fn set_multi_granularity(&mut self, on: bool) {
+        self.multi_granularity = on;
+        self.chunker_version = if on && !self.auxiliaries.is_empty() {
+            let mut v = self.primary_version.clone();
+            for a in &self.auxiliaries {
+                v.push('+');
+                v.push_str(&a.profile.primary_version);
+            }
+            v
+        } else {
+            self.primary_version.clone()
+        };
+        let version = self.chunker_version.clone();
+        for a in &mut self.auxiliaries {
+            a.profile.chunker_version.clone_from(&version);
+        }
+    }
+
+    /// Every granularity the profile's chunks may have, coarse to fine: the
+    /// primary's (and what its strategy adds) and the active auxiliaries'.
+    pub fn granularities(&self) -> Vec<Granularity> {
+        let mut out = vec![self.granularity];
+        out.extend_from_slice(self.chunker.extra_granularities());
+        out.extend(
+            self.active_auxiliaries()
+                .iter()
+                .map(|a| a.profile.granularity),
+        );
+        out.sort_by_key(|g| auxiliary::rank(*g));
+        out.dedup();
+        out
+    }
+
+    /// The auxiliaries that run: none when `multi_granularity` is off.
+    pub fn active_auxiliaries(&self) -> &[Auxiliary] {
+        if self.multi_granularity {
+            &self.auxiliaries
+        } else {
+            &[]
+        }
+    }
+
+    /// Whether chunking needs the sentence embedder (the primary's strategy;
+    /// auxiliaries never do).
+    pub fn needs_embedder(&self) -> bool {
+        self.chunker.needs_embedder()
     }
 
     /// A profile around an already configured chunker (tests and embedding
@@ -284,6 +381,9 @@ impl Profile {
             chunker_version: format!("{}:{}", strategy.name(), strategy.version()),
             embedder: None,
             deprecation: None,
+            auxiliaries: Vec::new(),
+            multi_granularity: true,
+            primary_version: format!("{}:{}", strategy.name(), strategy.version()),
             chunker,
         }
     }
@@ -326,6 +426,9 @@ impl Profile {
                 let _ = writeln!(out, "replacement = {}", quote(r));
             }
         }
+        if !self.auxiliaries.is_empty() {
+            let _ = writeln!(out, "multi_granularity = {}", self.multi_granularity);
+        }
         if let Some(e) = &self.embedder {
             out.push_str("\n[embedder]\n");
             out.push_str(&e.to_toml());
@@ -333,6 +436,9 @@ impl Profile {
         out.push_str("\n[params]\n");
         for (k, v) in &self.chunker.params() {
             let _ = writeln!(out, "{k} = {}", inline_value(v));
+        }
+        for a in &self.auxiliaries {
+            out.push_str(&a.to_toml());
         }
         out
     }
@@ -350,7 +456,7 @@ impl Profile {
 
 /// A TOML value on one line: strings as basic strings with escapes (a JSON
 /// string is a valid TOML basic string), arrays and tables inline.
-fn inline_value(v: &toml::Value) -> String {
+pub(crate) fn inline_value(v: &toml::Value) -> String {
     match v {
         toml::Value::String(s) => serde_json::to_string(s).unwrap_or_default(),
         toml::Value::Array(items) => format!(
@@ -435,6 +541,17 @@ impl ProfileSet {
     pub(crate) fn set_breadcrumb_mode(&mut self, mode: BreadcrumbMode) {
         for p in &mut self.profiles {
             p.breadcrumb = mode;
+            for a in &mut p.auxiliaries {
+                a.profile.breadcrumb = mode;
+            }
+        }
+    }
+
+    /// Runs every profile's primary strategy alone (the engine-wide
+    /// `multi_granularity = false`).
+    pub(crate) fn disable_multi_granularity(&mut self) {
+        for p in &mut self.profiles {
+            p.set_multi_granularity(false);
         }
     }
 
@@ -445,13 +562,15 @@ impl ProfileSet {
         spelling: &str,
         counter: &Arc<dyn crate::embed::EmbedTokenizer>,
     ) {
-        for p in &mut self.profiles {
-            if let Some(w) = p
-                .embedder
-                .as_mut()
-                .filter(|w| w.tokenizer.spelling() == spelling)
-            {
+        let attach = |w: &mut Option<EmbedderWindow>| {
+            if let Some(w) = w.as_mut().filter(|w| w.tokenizer.spelling() == spelling) {
                 w.attach(Arc::clone(counter));
+            }
+        };
+        for p in &mut self.profiles {
+            attach(&mut p.embedder);
+            for a in &mut p.auxiliaries {
+                attach(&mut a.profile.embedder);
             }
         }
     }

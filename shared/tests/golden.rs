@@ -23,6 +23,19 @@ use shared::{Chunk, ChunkType, ChunkedDocument};
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
 const GOLDEN_PROFILES: [&str; 2] = ["spec-v1", "enterprise-v1"];
+/// The granularity-aware strategies (issue 10) on the fixtures that show
+/// their behaviour: table modes, atomic sections, windows around tables.
+const EXTRA_SNAPSHOTS: [(&str, &str); 9] = [
+    ("03-big-table", "table-v1"),
+    ("03-big-table", "table-summary-v1"),
+    ("20-grouped-table", "table-v1"),
+    ("20-grouped-table", "table-summary-v1"),
+    ("21-clinical-trial", "ctgov-v1"),
+    ("20-grouped-table", "window-v1"),
+    ("04-no-headings", "window-v1"),
+    ("20-grouped-table", "hierarchy-v1"),
+    ("01-headings", "hierarchy-v1"),
+];
 
 /// Chars of chunk text shown per snapshot line.
 const SHOWN_CHARS: usize = 70;
@@ -73,6 +86,21 @@ fn snapshot(name: &str, profile_name: &str, doc: &ChunkedDocument) -> String {
         doc.normalized.chars().count(),
     );
     for c in &doc.chunks {
+        // Records of granularity-aware strategies show their granularity,
+        // key-derived fields and table digest (without the full table).
+        if c.chunk_key.is_some() {
+            let _ = write!(out, "[{}] ", c.granularity.as_str());
+        }
+        if let Some(f) = &c.facet_json {
+            let mut f = f.clone();
+            if let Some(o) = f.as_object_mut() {
+                o.remove("markdown");
+            }
+            let _ = writeln!(out, "facet={f}");
+            if f["mode"] == "summary" && f.get("row_count").is_some() {
+                let _ = writeln!(out, "embed=\"{}\"", one_line(&c.embed_text));
+            }
+        }
         let _ = writeln!(
             out,
             "#{} {} {}tok chars {}..{} path={:?} pre={}{} suf={} id={} text=\"{}\"",
@@ -144,11 +172,18 @@ fn fixtures_match_golden_snapshots() {
         "expected the 17 fixtures, found {}",
         files.len()
     );
+    let mut runs: Vec<(String, &str)> = Vec::new();
     for path in &files {
-        let name = stem(path);
         for profile_name in GOLDEN_PROFILES {
-            let doc = chunk_fixture(&name, profile_name);
-            let got = snapshot(&name, profile_name, &doc);
+            runs.push((stem(path), profile_name));
+        }
+    }
+    runs.extend(EXTRA_SNAPSHOTS.iter().map(|(f, p)| ((*f).to_owned(), *p)));
+    {
+        for (name, profile_name) in runs {
+            let name = name.as_str();
+            let doc = chunk_fixture(name, profile_name);
+            let got = snapshot(name, profile_name, &doc);
             let file = Path::new(GOLDEN).join(format!("{name}.{profile_name}.txt"));
             if update {
                 std::fs::create_dir_all(GOLDEN).unwrap();

@@ -86,6 +86,22 @@ pub async fn fill(app: &TestApp) -> R {
     .await?;
     app.publish_json(&message("beta-corp", "other-1", "v1", &sample_markdown(3)))
         .await?;
+    // A multi-granularity document (issue 10): its long sections give
+    // windows that stay inside them.
+    let mut handbook = message(
+        "acme-prod",
+        "handbook-1",
+        "v1",
+        &format!(
+            "{}\n## Handover\n\n{}\n",
+            sample_markdown(4),
+            "Write the handover note before the shift ends and list the open incidents. "
+                .repeat(12)
+        ),
+    );
+    handbook["profile"] = json!("hierarchy-v1");
+    app.publish_json(&handbook).await?;
+    app.wait_stored("handbook-1", "v1").await?;
     app.wait_stored("runbook-2", "v1").await?;
     app.wait_stored("other-1", "v1").await?;
 

@@ -46,7 +46,7 @@ async fn every_cookbook_query_runs_and_gives_the_documented_answer() -> R {
         let q = question.to_lowercase();
         if q.starts_with("which documents does a tenant have") {
             let docs: Vec<String> = rows.iter().map(|r| r.get("document_id")).collect();
-            assert_eq!(docs.len(), 3, "{docs:?}");
+            assert_eq!(docs.len(), 4, "{docs:?}");
             assert!(!docs.contains(&"other-1".to_owned()), "tenant isolation");
             let r1 = rows
                 .iter()
@@ -70,6 +70,20 @@ async fn every_cookbook_query_runs_and_gives_the_documented_answer() -> R {
             assert_eq!(rows.len(), 1);
             assert_eq!(rows[0].get::<String, _>("operator"), "analyst-test");
             assert_eq!(rows[0].get::<i32, _>("replayed"), 1);
+        } else if q.starts_with("what are the section chunks of a multi-granularity") {
+            let ordinals: Vec<i32> = rows.iter().map(|r| r.get("ordinal")).collect();
+            assert_eq!(ordinals, (0..ordinals.len() as i32).collect::<Vec<_>>());
+        } else if q.starts_with("which chunk contains each small chunk") {
+            let parents: Vec<String> = rows.iter().map(|r| r.get("parent_granularity")).collect();
+            assert!(parents.iter().any(|g| g == "section"), "{parents:?}");
+            assert!(parents.iter().all(|g| g != "window"), "{parents:?}");
+        } else if q.starts_with("how many chunks of each granularity") {
+            let handbook: Vec<String> = rows
+                .iter()
+                .filter(|r| r.get::<String, _>("document_id") == "handbook-1")
+                .map(|r| r.get("granularity"))
+                .collect();
+            assert_eq!(handbook, ["document", "section", "table", "window"]);
         } else if q.starts_with("which failures does each tenant have") {
             let total: i64 = rows.iter().map(|r| r.get::<i64, _>("failures")).sum();
             assert_eq!(total, 3);

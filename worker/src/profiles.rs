@@ -22,7 +22,7 @@ use embed::MiniLm;
 use crate::semantic::{RawSemantic, SemanticSettings};
 
 /// `[chunking]`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawChunking {
     #[serde(default)]
@@ -31,6 +31,23 @@ pub(crate) struct RawChunking {
     profiles_by_source_type: BTreeMap<String, String>,
     #[serde(default)]
     tenants: BTreeMap<String, RawTenantChunking>,
+    #[serde(default = "multi_default")]
+    multi_granularity: bool,
+}
+
+fn multi_default() -> bool {
+    true
+}
+
+impl Default for RawChunking {
+    fn default() -> Self {
+        Self {
+            default_profile: None,
+            profiles_by_source_type: BTreeMap::new(),
+            tenants: BTreeMap::new(),
+            multi_granularity: true,
+        }
+    }
 }
 
 /// `[chunking.tenants.<tenant>]`.
@@ -168,14 +185,14 @@ pub fn load_engine(
     semantic: &SemanticSettings,
     used: &[&str],
 ) -> Result<Engine, String> {
-    build_engine(dir, files, experimental, semantic, used).map(|(engine, _)| engine)
+    build_engine(dir, files, (experimental, true), semantic, used).map(|(engine, _)| engine)
 }
 
 /// [`load_engine`], also returning the model when it was loaded.
 fn build_engine(
     dir: Option<&Path>,
     files: &[PathBuf],
-    experimental: bool,
+    (experimental, multi): (bool, bool),
     semantic: &SemanticSettings,
     used: &[&str],
 ) -> Result<(Engine, Option<Arc<MiniLm>>), String> {
@@ -200,7 +217,9 @@ fn build_engine(
     }
     let builder = || {
         sources.iter().fold(
-            Engine::builder().experimental(experimental),
+            Engine::builder()
+                .experimental(experimental)
+                .multi_granularity(multi),
             |b, (file, src)| b.profile_source(file.clone(), src.clone()),
         )
     };
@@ -316,7 +335,7 @@ pub(crate) fn validate(
     let (engine, model) = build_engine(
         profiles_dir.as_deref(),
         &[],
-        experimental.enabled,
+        (experimental.enabled, chunking.multi_granularity),
         &semantic,
         &used,
     )

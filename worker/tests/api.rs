@@ -797,3 +797,39 @@ fn base64url(bytes: &[u8]) -> String {
     }
     out
 }
+
+#[test]
+fn a_multi_granularity_profile_answers_every_granularity_or_the_one_asked_for() {
+    let server = Server::start(&[]);
+    let t = good("acme-prod", "gina");
+    let md = "# Handbook\n\nOne paragraph of text about incidents and how they are handled.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n";
+    let body = |g: Option<&str>| {
+        let mut b = json!({"document_id": "h", "markdown": md, "profile": "hierarchy-v1"});
+        if let Some(g) = g {
+            b["granularity"] = json!(g);
+        }
+        b.to_string()
+    };
+    let all: Value =
+        serde_json::from_str(&server.post(Some(&t), body(None)).text().unwrap()).unwrap();
+    let kinds: Vec<&str> = all["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["granularity"].as_str().unwrap())
+        .collect();
+    for g in ["document", "section", "table", "window"] {
+        assert!(kinds.contains(&g), "{g} in {kinds:?}");
+    }
+    let windows: Value =
+        serde_json::from_str(&server.post(Some(&t), body(Some("window"))).text().unwrap()).unwrap();
+    let chunks = windows["chunks"].as_array().unwrap();
+    assert!(!chunks.is_empty());
+    assert!(chunks.iter().all(|c| c["granularity"] == "window"));
+    let refused = problem(server.post(Some(&t), body(Some("paragraph"))), 422);
+    assert_eq!(refused["errors"][0]["field"], "granularity");
+    assert_eq!(
+        refused["errors"][0]["suggestions"],
+        json!(["document", "section", "table", "window"])
+    );
+}

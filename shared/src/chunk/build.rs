@@ -117,8 +117,7 @@ pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Ch
         .and_then(|w| Some((w.counter()?, w.max_tokens)));
     let pieces = match window {
         Some((counter, max)) => {
-            let preceding_only =
-                ctx.profile.rules().prefixes == crate::strategy::PrefixRule::PrecedingText;
+            let preceding_only = ctx.profile.rules().prefixes != crate::strategy::PrefixRule::Typed;
             fit_pieces(pieces, text, ctx.blocks, counter, max, preceding_only)
         }
         None => pieces,
@@ -202,6 +201,10 @@ pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Ch
                 source_url: ctx.meta.source_url.clone(),
                 file_path: ctx.meta.file_path.clone(),
                 metadata: ctx.meta.metadata.clone(),
+                chunk_key: None,
+                parent_chunk_id: None,
+                is_table: None,
+                facet_json: None,
             }
         })
         .collect()

@@ -8,10 +8,13 @@
 
 pub(crate) mod build;
 pub use build::document_title;
+pub(crate) mod granular;
 pub(crate) mod piece;
+pub use granular::chunk_key;
 pub mod record;
 pub mod span;
 pub(crate) mod split;
 pub(crate) mod topic;
+pub(crate) mod unit;
 pub mod validate;
 pub(crate) mod window;

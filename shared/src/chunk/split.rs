@@ -69,6 +69,16 @@ impl<'a> Splitter<'a> {
         self.text
     }
 
+    /// The document's token counts.
+    pub fn tokens(&self) -> &'a DocumentTokens<'a> {
+        self.tokens
+    }
+
+    /// No part is ever larger.
+    pub fn hard_max(&self) -> usize {
+        self.hard_max
+    }
+
     fn count(&self, range: Range<usize>) -> usize {
         self.tokens.count(range)
     }

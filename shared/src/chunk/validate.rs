@@ -11,7 +11,8 @@
 
 use pulldown_cmark::{Event, Parser, Tag};
 
-use crate::chunk::record::{Chunk, ChunkType};
+use crate::chunk::granular::{chunk_key, slot};
+use crate::chunk::record::{Chunk, ChunkType, Granularity};
 use crate::error::ChunkError;
 use crate::ids::{canonical_text, chunk_id, unclosed_fence, IdInput};
 use crate::markdown::{pipe_rows, Block, BlockKind, CharIndex};
@@ -23,13 +24,45 @@ use crate::strategy::{PrefixRule, Rules};
 /// so that a pathological document cannot produce a huge error.
 const MAX_REPORTED: usize = 20;
 
+/// Which text of the document a chunk set must cover ("nothing lost").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coverage {
+    /// Every non-whitespace character outside front matter and thematic
+    /// breaks.
+    All,
+    /// The text of the tables only (a `table` granularity beside others).
+    Tables,
+    /// Nothing (the `document` granularity: the head of the document).
+    None,
+}
+
 /// Checks `chunks` against the SPEC 3.6 checklist; `blocks` are the
-/// document's blocks ([`crate::markdown::parse_blocks`]).
+/// document's blocks ([`crate::markdown::parse_blocks`]). A profile of the
+/// `document` granularity covers only the head of the document.
 pub fn validate(
     doc: &NormalizedDocument,
     blocks: &[Block],
     chunks: &[Chunk],
     profile: &Profile,
+) -> Result<(), ChunkError> {
+    let coverage = if profile.granularity == Granularity::Document {
+        Coverage::None
+    } else {
+        Coverage::All
+    };
+    validate_scoped(doc, blocks, chunks, profile, profile.granularity, coverage)
+}
+
+/// [`validate`] for one granularity of a multi-granularity profile: ids are
+/// namespaced against the profile's `primary` granularity, and `coverage`
+/// says what the chunks must cover.
+pub fn validate_scoped(
+    doc: &NormalizedDocument,
+    blocks: &[Block],
+    chunks: &[Chunk],
+    profile: &Profile,
+    primary: Granularity,
+    coverage: Coverage,
 ) -> Result<(), ChunkError> {
     let text = doc.text.as_str();
     let rules = profile.rules();
@@ -42,14 +75,24 @@ pub fn validate(
         .find(|b| matches!(b.kind, BlockKind::Heading { .. }))
         .map_or(usize::MAX, |b| b.range.start);
 
+    let mut next_ordinal = [0u32; 5];
     for (i, c) in chunks.iter().enumerate() {
         let canonical = canonical_text(&c.chunk_text);
         let at = format!("chunk {i} ({}..{})", c.byte_start, c.byte_end);
-        if c.ordinal as usize != i {
+        // Ordinals run 0..n-1 within each granularity.
+        let expected = &mut next_ordinal[slot(c.granularity)];
+        if c.ordinal != *expected {
             v.push(format!(
-                "{at}: ordinal {} where {i} was expected",
-                c.ordinal
+                "{at}: ordinal {} where {expected} was expected among the {} chunks",
+                c.ordinal,
+                c.granularity.as_str()
             ));
+        }
+        *expected = c.ordinal.saturating_add(1);
+        if let Some(key) = &c.chunk_key {
+            if *key != chunk_key(&c.document_id, &profile.strategy, c.granularity, c.ordinal) {
+                v.push(format!("{at}: chunk_key {key} does not name the chunk"));
+            }
         }
         if c.token_count as usize > hard_max {
             v.push(format!(
@@ -95,7 +138,7 @@ pub fn validate(
                 char_start: c.char_start,
                 char_end: c.char_end,
                 granularity: c.granularity,
-                primary: profile.granularity,
+                primary,
             },
         );
         if expected != c.chunk_id {
@@ -109,7 +152,9 @@ pub fn validate(
             check_min(text, blocks, chunks, i, min, &at, &mut v);
         }
     }
-    check_nothing_lost(text, blocks, chunks, &rules, &mut v);
+    if coverage != Coverage::None {
+        check_nothing_lost(text, blocks, chunks, &rules, coverage, &mut v);
+    }
     v.into_result()
 }
 
@@ -165,8 +210,11 @@ fn check_span(
         ));
     }
     let preceding = prefix_len == 0 || text[..bs].ends_with(prefix);
-    if rule == PrefixRule::PrecedingText {
-        if !preceding {
+    let table = c.chunk_type == ChunkType::Table;
+    if rule == PrefixRule::PrecedingText || rule == PrefixRule::PrecedingOrTableHeader {
+        // A table chunk's header prefix is checked with the table rules.
+        let header_allowed = table && rule == PrefixRule::PrecedingOrTableHeader;
+        if !preceding && !header_allowed {
             v.push(format!(
                 "{at}: overlap prefix is not the text before the own span"
             ));
@@ -361,6 +409,7 @@ fn check_nothing_lost(
     blocks: &[Block],
     chunks: &[Chunk],
     rules: &Rules,
+    coverage: Coverage,
     v: &mut Violations,
 ) {
     let mut spans: Vec<(usize, usize)> = chunks
@@ -372,6 +421,7 @@ fn check_nothing_lost(
             .iter()
             .filter(|b| match b.kind {
                 BlockKind::ThematicBreak | BlockKind::FrontMatter => true,
+                _ if coverage == Coverage::Tables => b.kind != BlockKind::Table,
                 BlockKind::Heading { .. } => rules.headings_as_metadata,
                 _ => false,
             })

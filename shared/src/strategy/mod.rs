@@ -50,6 +50,10 @@ builtin_strategies! {
     semantic::Semantic,
     texttiling::TextTiling,
     c99::C99,
+    sliding_window::SlidingWindow,
+    section_aware::SectionAware,
+    table::Table,
+    document::Document,
 }
 
 /// A chunking strategy as the registry holds it: a name, a version and a
@@ -69,6 +73,11 @@ pub trait Strategy: Send + Sync + std::fmt::Debug {
     }
     /// The keys `[params]` may hold (for the unknown-key message).
     fn param_keys(&self) -> &'static [&'static str];
+    /// The one granularity this strategy's chunks can have, if it is fixed
+    /// (`document`): a profile must then declare it.
+    fn fixed_granularity(&self) -> Option<crate::chunk::record::Granularity> {
+        None
+    }
     /// The TOML sources of the profiles this strategy ships, compiled in.
     fn builtin_profiles(&self) -> &'static [&'static str] {
         &[]
@@ -101,6 +110,9 @@ pub enum PrefixRule {
     Typed,
     /// Only overlap: the document text right before the own span; no suffix.
     PrecedingText,
+    /// Overlap as in `PrecedingText`, except that a table chunk may instead
+    /// carry its header rows (a table split by rows); no suffix.
+    PrecedingOrTableHeader,
 }
 
 /// The validation rules a strategy declares on top of the universal ones
@@ -126,6 +138,18 @@ pub struct Rules {
 }
 
 impl Rules {
+    /// Valid Markdown in every chunk, by block type (strategies that keep
+    /// blocks whole and split them as the structural strategy does): typed
+    /// prefixes, fences closed, tables from their header row.
+    pub const TYPED: Rules = Rules {
+        prefixes: PrefixRule::Typed,
+        fences_closed: true,
+        table_header: true,
+        headings_path: true,
+        min_tokens: None,
+        headings_as_metadata: false,
+    };
+
     /// Only the universal rules, overlap as the only prefix.
     pub const UNIVERSAL: Rules = Rules {
         prefixes: PrefixRule::PrecedingText,
@@ -174,6 +198,12 @@ pub trait Chunker: Send + Sync + std::fmt::Debug {
     /// `gpu_semantic_checks`): the engine refuses to build without one.
     fn gpu_required(&self) -> bool {
         false
+    }
+    /// Granularities its chunks may have besides the profile's own (the
+    /// `table` chunks of sliding windows that keep tables whole, the
+    /// `section` chunks of the table strategy's structural rest).
+    fn extra_granularities(&self) -> &'static [crate::chunk::record::Granularity] {
+        &[]
     }
     /// Chunks one document.
     fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError>;

@@ -148,6 +148,56 @@ impl<'a> Params<'a> {
         }
     }
 
+    /// One of `choices` (a string); `default` when absent.
+    pub fn choice(
+        &self,
+        key: &str,
+        default: &'static str,
+        choices: &[&'static str],
+    ) -> Result<&'static str, ParamError> {
+        let Some(v) = self.get(key) else {
+            return Ok(default);
+        };
+        let s = v
+            .as_str()
+            .ok_or_else(|| self.wrong_type(key, v, "a string"))?;
+        choices.iter().find(|c| **c == s).copied().ok_or_else(|| {
+            ParamError(format!(
+                "{} = {s:?} is not one of {}",
+                self.name(key),
+                choices.join(", ")
+            ))
+        })
+    }
+
+    /// A list of strings; empty when absent.
+    pub fn strings(&self, key: &str) -> Result<Vec<String>, ParamError> {
+        let Some(v) = self.get(key) else {
+            return Ok(Vec::new());
+        };
+        let list = v
+            .as_array()
+            .ok_or_else(|| self.wrong_type(key, v, "a list of strings"))?;
+        list.iter()
+            .map(|x| {
+                x.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| self.wrong_type(key, x, "a string"))
+            })
+            .collect()
+    }
+
+    /// An optional string.
+    pub fn opt_string(&self, key: &str) -> Result<Option<String>, ParamError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => v
+                .as_str()
+                .map(|s| Some(s.to_owned()))
+                .ok_or_else(|| self.wrong_type(key, v, "a string")),
+        }
+    }
+
     /// The raw value of `key`, for parameters with several accepted shapes.
     pub fn value(&self, key: &str) -> Option<&'a toml::Value> {
         self.get(key)

@@ -29,7 +29,10 @@ pub fn all_profiles() -> Vec<&'static Profile> {
 /// The level of checks `profile` is held to: structural profiles keep the
 /// structural rules (`full`); every other strategy the universal ones.
 pub fn level_for(profile: &Profile, full: Level) -> Level {
-    if profile.strategy == "structural" {
+    if matches!(
+        profile.strategy.as_str(),
+        "structural" | "section_aware" | "table"
+    ) {
         full
     } else {
         Level::Universal
@@ -144,12 +147,135 @@ pub fn describe(v: &[String]) -> String {
     out
 }
 
-/// Every broken invariant, one line each (empty when all hold).
+/// Every broken invariant, one line each (empty when all hold). A
+/// multi-granularity profile's output is checked granularity by granularity
+/// (each with the sub-profile that made it), then its parents.
 pub fn invariant_violations(
     normalized: &str,
     chunks: &[Chunk],
     profile: &Profile,
     level: Level,
+) -> Vec<String> {
+    if !profile.active_auxiliaries().is_empty() {
+        return multi_violations(normalized, chunks, profile, level);
+    }
+    let cover = profile.granularity != shared::Granularity::Document;
+    check_group(
+        normalized,
+        chunks,
+        profile,
+        level,
+        profile.granularity,
+        cover,
+    )
+}
+
+/// The checks of a multi-granularity output: granularities listed coarse to
+/// fine, each group keeping its sub-profile's contract (the `document`
+/// granularity covers the document's head only, a `table` auxiliary the
+/// tables only), ids unique across groups, every chunk keyed, and every
+/// `parent_chunk_id` naming a chunk of a coarser granularity whose own span
+/// contains the child's.
+fn multi_violations(
+    normalized: &str,
+    chunks: &[Chunk],
+    profile: &Profile,
+    level: Level,
+) -> Vec<String> {
+    let mut v = Vec::new();
+    let ranks: Vec<u8> = chunks
+        .iter()
+        .map(|c| shared::profile::rank(c.granularity))
+        .collect();
+    if ranks.windows(2).any(|w| w[0] > w[1]) {
+        v.push("granularities are not listed coarse to fine".to_owned());
+    }
+    let mut ids = std::collections::HashMap::new();
+    for c in chunks {
+        if ids.insert(c.chunk_id.clone(), c).is_some() {
+            v.push(format!(
+                "duplicate chunk_id {} across granularities",
+                short(&c.chunk_id)
+            ));
+        }
+        if c.chunk_key.is_none() {
+            v.push(format!(
+                "{} chunk {} has no chunk_key",
+                c.granularity.as_str(),
+                c.ordinal
+            ));
+        }
+    }
+    for c in chunks {
+        let Some(pid) = &c.parent_chunk_id else {
+            continue;
+        };
+        match ids.get(pid) {
+            None => v.push(format!(
+                "{} chunk {}: parent {} is not in the output",
+                c.granularity.as_str(),
+                c.ordinal,
+                short(pid)
+            )),
+            Some(p) => {
+                let coarser =
+                    shared::profile::rank(p.granularity) < shared::profile::rank(c.granularity);
+                let contains = p.byte_start <= c.byte_start && c.byte_end <= p.byte_end;
+                if !coarser || !contains {
+                    v.push(format!(
+                        "{} chunk {} ({}..{}): parent {} chunk {} ({}..{}) is not a coarser chunk containing it",
+                        c.granularity.as_str(), c.ordinal, c.byte_start, c.byte_end,
+                        p.granularity.as_str(), p.ordinal, p.byte_start, p.byte_end
+                    ));
+                }
+            }
+        }
+    }
+    let mut groups: Vec<shared::Granularity> = chunks.iter().map(|c| c.granularity).collect();
+    groups.dedup();
+    for g in groups {
+        let group: Vec<Chunk> = chunks
+            .iter()
+            .filter(|c| c.granularity == g)
+            .cloned()
+            .collect();
+        let sub = if g == profile.granularity {
+            profile
+        } else {
+            match profile
+                .auxiliaries
+                .iter()
+                .find(|a| a.profile.granularity == g)
+            {
+                Some(a) => &a.profile,
+                None => {
+                    v.push(format!(
+                        "granularity {} comes from no strategy of the profile",
+                        g.as_str()
+                    ));
+                    continue;
+                }
+            }
+        };
+        let cover = g != shared::Granularity::Document
+            && !(g == shared::Granularity::Table && g != profile.granularity);
+        let lvl = level_for(sub, level);
+        for line in check_group(normalized, &group, sub, lvl, profile.granularity, cover) {
+            v.push(format!("[{}] {line}", g.as_str()));
+        }
+    }
+    v
+}
+
+/// The checks of one granularity's chunks under the (sub-)profile that
+/// made them; ids are namespaced against `primary`; `cover`: nothing lost.
+fn check_group(
+    normalized: &str,
+    chunks: &[Chunk],
+    profile: &Profile,
+    level: Level,
+    primary: shared::Granularity,
+    cover: bool,
 ) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();
     let mut ids = std::collections::HashSet::new();
@@ -169,8 +295,29 @@ pub fn invariant_violations(
             c.byte_end,
             c.chunk_type.as_str()
         );
-        if c.ordinal as usize != i {
-            v.push(format!("{at}: ordinal {} (expected {i})", c.ordinal));
+        // Ordinals run 0..n-1 within each granularity (SPEC 3.8).
+        let expected = chunks[..i]
+            .iter()
+            .filter(|p| p.granularity == c.granularity)
+            .count();
+        if c.ordinal as usize != expected {
+            v.push(format!(
+                "{at}: ordinal {} (expected {expected} among the {} chunks)",
+                c.ordinal,
+                c.granularity.as_str()
+            ));
+        }
+        if let Some(key) = &c.chunk_key {
+            let want = format!(
+                "{}:{}:{}:{}",
+                c.document_id,
+                profile.strategy,
+                c.granularity.as_str(),
+                c.ordinal
+            );
+            if *key != want {
+                v.push(format!("{at}: chunk_key {key}, expected {want}"));
+            }
         }
         if c.chunk_text.trim().is_empty() {
             v.push(format!("{at}: empty chunk_text"));
@@ -219,7 +366,7 @@ pub fn invariant_violations(
         if !ids.insert(c.chunk_id.clone()) {
             v.push(format!("{at}: duplicate chunk_id {}", c.chunk_id));
         }
-        let want_id = expected_id(c, profile);
+        let want_id = expected_id_under(c, profile, primary);
         if want_id != c.chunk_id {
             v.push(format!(
                 "{at}: chunk_id {} but the SPEC 3.5 formula gives {want_id}",
@@ -265,7 +412,18 @@ pub fn invariant_violations(
         }
         // embed_text is the chunk text, or a breadcrumb of at most 32
         // tokens, a blank line, and the chunk text (issue 17).
-        if c.embed_text != c.chunk_text {
+        // A table summary (the `table` strategy's summary mode) is embedded
+        // as its description in words.
+        let summary = c
+            .facet_json
+            .as_ref()
+            .is_some_and(|f| f["mode"] == "summary" && f.get("markdown").is_some());
+        if summary && !c.embed_text.starts_with("Table") {
+            v.push(format!(
+                "{at}: a table summary's embed_text does not describe the table"
+            ));
+        }
+        if c.embed_text != c.chunk_text && !summary {
             match c
                 .embed_text
                 .strip_suffix(c.chunk_text.as_str())
@@ -330,7 +488,12 @@ pub fn invariant_violations(
                     "{at}: suffix {suffix:?} from a strategy that adds none"
                 ));
             }
-            if !normalized[..bs].ends_with(prefix) {
+            // A table split by rows repeats its header (sliding windows
+            // keep tables whole and split them only beyond the hard max).
+            let header = c.chunk_type == ChunkType::Table
+                && c.is_table == Some(true)
+                && normalized[..bs].contains(prefix.trim_end());
+            if !normalized[..bs].ends_with(prefix) && !header {
                 v.push(format!(
                     "{at}: overlap prefix {:?} is not the text right before the own span",
                     head(prefix, 40)
@@ -355,7 +518,9 @@ pub fn invariant_violations(
             }
         }
     }
-    check_nothing_lost(normalized, chunks, &mut v);
+    if cover {
+        check_nothing_lost(normalized, chunks, &mut v);
+    }
     v
 }
 
@@ -647,7 +812,12 @@ fn sha256_hex(s: &str) -> String {
 
 /// The chunk id SPEC 3.5 prescribes for `c` under `profile`.
 pub fn expected_id(c: &Chunk, profile: &Profile) -> String {
-    let suffix = if c.granularity == profile.granularity {
+    expected_id_under(c, profile, profile.granularity)
+}
+
+/// The id of `c`, namespaced unless its granularity is `primary`.
+pub fn expected_id_under(c: &Chunk, profile: &Profile, primary: shared::Granularity) -> String {
+    let suffix = if c.granularity == primary {
         String::new()
     } else {
         format!("|{}", c.granularity.as_str())

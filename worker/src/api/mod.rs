@@ -240,6 +240,7 @@ fn describe(p: &shared::Profile) -> serde_json::Value {
         "chunker_version": p.chunker_version,
         "tokenizer": p.tokenizer.name(),
         "granularity": p.granularity.as_str(),
+        "granularities": p.granularities().iter().map(|g| g.as_str()).collect::<Vec<_>>(),
         "experimental": p.experimental,
         "deprecated": p.deprecation.is_some(),
         "replacement": p.deprecation.as_ref().and_then(|d| d.replacement.clone()),

@@ -25,7 +25,8 @@ struct ChunkRequest {
     title: Option<String>,
     /// Chunking profile (default: the tenant's, as for queue messages).
     profile: Option<String>,
-    /// Must be the profile's granularity when given.
+    /// Answer only the chunks of this granularity (one of the profile's
+    /// `granularities`; all when absent).
     granularity: Option<String>,
     /// Document metadata carried onto every chunk (title, source_url, ...).
     metadata: Option<serde_json::Value>,
@@ -80,6 +81,8 @@ struct ProfileInfo {
     chunker_version: String,
     tokenizer: String,
     granularity: String,
+    /// Every granularity its chunks may have (multi-granularity profiles).
+    granularities: Vec<String>,
     experimental: bool,
     deprecated: bool,
     replacement: Option<String>,

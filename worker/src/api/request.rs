@@ -44,6 +44,8 @@ pub struct Parsed {
     pub deprecated: Option<Option<String>>,
     /// The profile's strategy (its circuit).
     pub strategy: String,
+    /// Only the chunks of this granularity are answered, when given.
+    granularity: Option<String>,
 }
 
 fn bad(detail: impl Into<String>) -> Problem {
@@ -159,22 +161,26 @@ pub fn parse(state: &ApiState, caller: &Caller, body: &[u8]) -> Result<Parsed, P
             closest(&profile_name, &usable),
         )]));
     };
-    if let Some(g) = text(&body, "granularity")? {
-        if g != profile.granularity.as_str() {
+    let granularities: Vec<&str> = profile.granularities().iter().map(|g| g.as_str()).collect();
+    let granularity = match text(&body, "granularity")? {
+        Some(g) if granularities.contains(&g) => Some(g.to_owned()),
+        Some(_) => {
             return Err(Problem::new(
                 Kind::Unprocessable,
                 format!(
-                    "profile {profile_name} chunks at granularity {}",
-                    profile.granularity.as_str()
+                    "profile {profile_name} chunks at granularit{} {}",
+                    if granularities.len() == 1 { "y" } else { "ies" },
+                    granularities.join(", ")
                 ),
             )
             .with_errors(vec![field(
                 "granularity",
                 "not a granularity of this profile",
-                vec![profile.granularity.as_str().to_owned()],
+                granularities.iter().map(|g| (*g).to_owned()).collect(),
             )]));
         }
-    }
+        None => None,
+    };
     if profile.chunker().gpu_required() && !chunking.model.as_ref().is_some_and(|m| m.on_gpu()) {
         return Err(Problem::new(
             Kind::Unavailable,
@@ -205,6 +211,7 @@ pub fn parse(state: &ApiState, caller: &Caller, body: &[u8]) -> Result<Parsed, P
     }
     Ok(Parsed {
         deprecated,
+        granularity,
         markdown,
         meta,
         strategy: profile.strategy.clone(),
@@ -236,6 +243,7 @@ pub async fn run(
         .map_err(|_| busy())?;
     let engine = Arc::clone(&state.engine);
     let profile = parsed.profile.clone();
+    let granularity = parsed.granularity.clone();
     let task = tokio::task::spawn_blocking(move || {
         // The slot is held until the work ends, even when nobody waits for it.
         let _permit = permit;
@@ -243,7 +251,7 @@ pub async fn run(
     });
     let left = deadline.saturating_sub(started.elapsed());
     let joined = tokio::time::timeout(left, task).await.map_err(|_| busy())?;
-    let doc = match joined {
+    let mut doc = match joined {
         Ok(Ok(doc)) => doc,
         Ok(Err(e)) => {
             let kind = match e.code() {
@@ -259,6 +267,9 @@ pub async fn run(
             ))
         }
     };
+    if let Some(g) = &granularity {
+        doc.chunks.retain(|c| c.granularity.as_str() == g);
+    }
     let chunker_version = doc.chunks.first().map(|c| c.chunker_version.clone());
     let tokenizer = doc.chunks.first().map(|c| c.tokenizer.clone());
     let profile_info = state.engine.profile(Some(&profile)).ok();

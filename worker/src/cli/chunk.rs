@@ -111,6 +111,12 @@ pub struct ChunkArgs {
     #[arg(long, value_enum, value_name = "MODE")]
     pub breadcrumb_mode: Option<BreadcrumbArg>,
 
+    /// Print only the chunks of these granularities (comma-separated), e.g.
+    /// `--granularity section` with the multi-granularity `hierarchy-v1`
+    /// [default: every granularity the profile makes]
+    #[arg(long, value_enum, value_name = "G,...", value_delimiter = ',')]
+    pub granularity: Vec<GranularityArg>,
+
     /// Record `processedAt` and `processingTimeMs` in `--format files`
     /// metadata (without it the files are the same bytes on every run).
     #[arg(long)]
@@ -137,6 +143,35 @@ pub enum DocNameArg {
     Stem,
     /// The path below the directory argument, folders joined with `.`.
     Path,
+}
+
+/// A chunk granularity on the command line (seed 001).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GranularityArg {
+    /// The head of the document.
+    Document,
+    /// Heading-bounded sections.
+    Section,
+    /// Paragraphs.
+    Paragraph,
+    /// Token windows.
+    Window,
+    /// Tables.
+    Table,
+}
+
+impl GranularityArg {
+    /// The record's granularity.
+    pub fn granularity(self) -> shared::Granularity {
+        use shared::Granularity as G;
+        match self {
+            Self::Document => G::Document,
+            Self::Section => G::Section,
+            Self::Paragraph => G::Paragraph,
+            Self::Window => G::Window,
+            Self::Table => G::Table,
+        }
+    }
 }
 
 /// Seed 002 `breadcrumbMode` on the command line.

@@ -195,6 +195,17 @@ pub fn chunk(
             Some(e) => Err(FileFailure::source_unavailable(&input.path, e)),
             None => chunk_file(&engine, &profile, args, metadata.as_ref(), &input.path),
         };
+        // `--granularity`: only the chunks of the granularities asked for.
+        let result = result.map(|mut done| {
+            if !args.granularity.is_empty() {
+                done.doc.chunks.retain(|c| {
+                    args.granularity
+                        .iter()
+                        .any(|g| g.granularity() == c.granularity)
+                });
+            }
+            done
+        });
         let result = match (result, &mut files_out) {
             (Ok(done), Some((out, names))) => {
                 let run = files::DocumentRun {
@@ -501,6 +512,7 @@ mod tests {
             out: None,
             content_type: "doc".into(),
             breadcrumb_mode: None,
+            granularity: Vec::new(),
             doc_name: crate::cli::DocNameArg::Stem,
             timestamps: false,
             paths: paths.iter().map(PathBuf::from).collect(),

@@ -274,14 +274,15 @@ async fn insert_links(
     if s.links.is_empty() {
         return Ok(());
     }
-    let chunk_ids: HashMap<u32, &str> = s
+    let chunk_ids: HashMap<(&str, u32), &str> = s
         .chunks
         .iter()
-        .map(|c| (c.ordinal, c.chunk_id.as_str()))
+        .map(|c| ((c.granularity.as_str(), c.ordinal), c.chunk_id.as_str()))
         .collect();
     let n = s.links.len();
     let mut ordinal = Vec::with_capacity(n);
     let mut chunk_ordinal = Vec::with_capacity(n);
+    let mut chunk_granularity = Vec::with_capacity(n);
     let mut chunk_id = Vec::with_capacity(n);
     let mut url = Vec::with_capacity(n);
     let mut resolved_url = Vec::with_capacity(n);
@@ -297,15 +298,17 @@ async fn insert_links(
     let mut byte_start = Vec::with_capacity(n);
     let mut byte_end = Vec::with_capacity(n);
     for l in s.links {
-        let Some(id) = chunk_ids.get(&l.chunk_ordinal) else {
+        let granularity = l.chunk_granularity.as_str();
+        let Some(id) = chunk_ids.get(&(granularity, l.chunk_ordinal)) else {
             return Err(sqlx::Error::Encode(
                 format!(
-                    "link {} refers to chunk {}, which the version does not have",
+                    "link {} refers to {granularity} chunk {}, which the version does not have",
                     l.link_ordinal, l.chunk_ordinal
                 )
                 .into(),
             ));
         };
+        chunk_granularity.push(granularity);
         ordinal.push(i32::try_from(l.link_ordinal).unwrap_or(i32::MAX));
         chunk_ordinal.push(i32::try_from(l.chunk_ordinal).unwrap_or(i32::MAX));
         chunk_id.push(*id);
@@ -326,11 +329,12 @@ async fn insert_links(
     sqlx::query(
         "INSERT INTO document_links (tenant_id, source_document_id, source_version_id, link_ordinal, \
            chunk_ordinal, chunk_id, url, resolved_url, anchor_text, link_type, is_image, target_space_key, \
-           target_page_id, target_title, target_anchor, target_issue_key, char_start, byte_start, byte_end) \
+           target_page_id, target_title, target_anchor, target_issue_key, char_start, byte_start, byte_end, \
+           chunk_granularity) \
          SELECT $1, $2, $3, u.* \
          FROM UNNEST($4::int4[], $5::int4[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], \
            $11::bool[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::int8[], \
-           $18::int8[], $19::int8[]) AS u",
+           $18::int8[], $19::int8[], $20::text[]) AS u",
     )
     .bind(s.tenant_id)
     .bind(s.document_id)
@@ -351,6 +355,7 @@ async fn insert_links(
     .bind(char_start)
     .bind(byte_start)
     .bind(byte_end)
+    .bind(chunk_granularity)
     .execute(&mut **tx)
     .await?;
     Ok(())

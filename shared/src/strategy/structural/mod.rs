@@ -267,6 +267,25 @@ impl StructuralChunker {
     pub fn new(params: StructuralParams) -> Self {
         Self { params }
     }
+
+    /// The planned pieces of a document (packed, stubs merged, overlap
+    /// added), before records are built: for strategies that chunk the rest
+    /// of a document structurally (`table`).
+    pub(crate) fn plan(&self, input: &ChunkInput<'_>) -> Vec<crate::chunk::piece::Piece> {
+        let text = input.doc.text.as_str();
+        let profile = &self.params;
+        // Packing keeps a few tokens below the hard max in reserve for the
+        // closing fence that a chunk cut through a nested fence receives.
+        let reserve = fence_reserve(text, &input.tokens.counter());
+        let mut packing = profile.clone();
+        packing.hard_max_tokens = profile.hard_max_tokens.saturating_sub(reserve);
+        packing.soft_max_tokens = profile.soft_max_tokens.min(packing.hard_max_tokens);
+        packing.target_tokens = profile.target_tokens.min(packing.soft_max_tokens);
+        let pieces = pack(text, input.blocks, input.tokens, &packing);
+        let mut pieces = merge_stubs(pieces, input.tokens, packing.hard_max_tokens);
+        add_overlap(&mut pieces, input.tokens, &packing);
+        pieces
+    }
 }
 
 impl Chunker for StructuralChunker {
@@ -311,18 +330,8 @@ impl Chunker for StructuralChunker {
     }
 
     fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError> {
-        let text = input.doc.text.as_str();
         let profile = &self.params;
-        // Packing keeps a few tokens below the hard max in reserve for the
-        // closing fence that a chunk cut through a nested fence receives.
-        let reserve = fence_reserve(text, &input.tokens.counter());
-        let mut packing = profile.clone();
-        packing.hard_max_tokens = profile.hard_max_tokens.saturating_sub(reserve);
-        packing.soft_max_tokens = profile.soft_max_tokens.min(packing.hard_max_tokens);
-        packing.target_tokens = profile.target_tokens.min(packing.soft_max_tokens);
-        let pieces = pack(text, input.blocks, input.tokens, &packing);
-        let mut pieces = merge_stubs(pieces, input.tokens, packing.hard_max_tokens);
-        add_overlap(&mut pieces, input.tokens, &packing);
+        let pieces = self.plan(input);
         let mut ctx = BuildContext::new(input, document_title(input.meta, input.blocks));
         if matches!(profile.overlap, Overlap::Sentences(_)) {
             // "Short" counts the sentences' actual tokens.

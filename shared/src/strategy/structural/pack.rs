@@ -26,6 +26,7 @@ use std::ops::Range;
 use crate::chunk::piece::{Piece, Prefix};
 use crate::chunk::record::ChunkType;
 use crate::chunk::split::Splitter;
+use crate::chunk::unit::cover;
 use crate::markdown::{Block, BlockKind};
 use crate::strategy::structural::StructuralParams;
 use crate::tokens::DocumentTokens;
@@ -458,23 +459,4 @@ impl Packer<'_> {
             overlap_source: open.prose_run,
         });
     }
-}
-
-/// Item ranges stretched to cover the whole list: each item runs to the end
-/// of the text before the next item, so text between items (a link reference
-/// definition inside the list, say) is never lost.
-fn cover(text: &str, list: &Range<usize>, items: &[Range<usize>]) -> Vec<Range<usize>> {
-    if items.is_empty() {
-        return vec![list.clone()];
-    }
-    let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let start = if i == 0 { list.start } else { item.start };
-        let end = items
-            .get(i + 1)
-            .map_or(list.end, |next| next.start.max(item.end));
-        let end = start + text[start..end].trim_end().len();
-        out.push(start..end);
-    }
-    out
 }

@@ -83,6 +83,21 @@ pub(crate) fn windows(
     size: usize,
     overlap: usize,
 ) -> Vec<Range<usize>> {
+    windows_snapped(tokens, range, size, overlap, |_, end| end, |back, _| back)
+}
+
+/// [`windows`] whose ends `snap(start, end)` may move back (to a sentence
+/// end, say: any position in `start + 1..=end` on a character boundary),
+/// and whose overlap starts `snap_start(back, end)` may move forward (to a
+/// sentence start in `back..end`).
+pub(crate) fn windows_snapped(
+    tokens: &DocumentTokens<'_>,
+    range: Range<usize>,
+    size: usize,
+    overlap: usize,
+    snap: impl Fn(usize, usize) -> usize,
+    snap_start: impl Fn(usize, usize) -> usize,
+) -> Vec<Range<usize>> {
     let text = tokens.text();
     let skip = |p: usize| p + (text[p..range.end].len() - text[p..range.end].trim_start().len());
     let mut spans = Vec::new();
@@ -90,6 +105,12 @@ pub(crate) fn windows(
     let trim_end = |from: usize, to: usize| from + text[from..to].trim_end().len();
     while start < range.end {
         let mut end = tokens.window_end(start, range.end, size);
+        if end < range.end {
+            let snapped = snap(start, end);
+            if snapped > start && snapped <= end && text.is_char_boundary(snapped) {
+                end = snapped;
+            }
+        }
         let mut trimmed = trim_end(start, end);
         // Trailing whitespace can share a token with what precedes it, so
         // the trimmed window may count one more: shorten until it fits.
@@ -105,7 +126,11 @@ pub(crate) fn windows(
         }
         let mut next = if overlap > 0 {
             let back = tokens.tail_start(start, end, overlap);
-            tokens.piece_boundary_at_or_after(back, end)
+            let back = tokens.piece_boundary_at_or_after(back, end);
+            match snap_start(back, end) {
+                s if s >= back && s < end && text.is_char_boundary(s) => s,
+                _ => back,
+            }
         } else {
             end
         };

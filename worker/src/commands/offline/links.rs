@@ -113,7 +113,7 @@ fn links_of_file(
         let chunk_id = doc
             .chunks
             .iter()
-            .find(|c| c.ordinal == link.chunk_ordinal)
+            .find(|c| c.ordinal == link.chunk_ordinal && c.granularity == link.chunk_granularity)
             .map_or("", |c| c.chunk_id.as_str());
         let record = LinkRecord {
             tenant_id: &meta.tenant_id,

@@ -40,7 +40,21 @@ pub(super) async fn insert_chunks(
     let mut tokenizer = Vec::with_capacity(n);
     let mut source_url = Vec::with_capacity(n);
     let mut file_path = Vec::with_capacity(n);
+    let mut chunk_key = Vec::with_capacity(n);
+    let mut parent = Vec::with_capacity(n);
+    let mut is_table: Vec<Option<bool>> = Vec::with_capacity(n);
+    let mut facet: Vec<Option<String>> = Vec::with_capacity(n);
     for c in chunks {
+        chunk_key.push(c.chunk_key.as_deref());
+        parent.push(c.parent_chunk_id.as_deref());
+        is_table.push(c.is_table);
+        facet.push(
+            c.facet_json
+                .as_ref()
+                .map(serde_json::to_string)
+                .transpose()
+                .map_err(|e| sqlx::Error::Encode(Box::new(e)))?,
+        );
         tenant.push(c.tenant_id.as_str());
         document.push(c.document_id.as_str());
         version.push(c.source_version_id.as_str());
@@ -76,21 +90,24 @@ pub(super) async fn insert_chunks(
         "INSERT INTO chunks (tenant_id, document_id, source_version_id, ordinal, chunk_id, granularity, \
            chunk_type, headings_path, chunk_path, chunk_text, embed_text, token_count, char_start, char_end, \
            byte_start, byte_end, block_start_idx, block_end_idx, overlap_prefix_chars, closing_suffix_chars, \
-           content_hash, profile, chunker_version, tokenizer, source_url, file_path, embed_token_count) \
+           content_hash, profile, chunker_version, tokenizer, source_url, file_path, embed_token_count, \
+           chunk_key, parent_chunk_id, is_table, facet_json) \
          SELECT u.tenant_id, u.document_id, u.source_version_id, u.ordinal, u.chunk_id, u.granularity, \
            u.chunk_type, ARRAY(SELECT jsonb_array_elements_text(u.headings::jsonb)), u.chunk_path, \
            u.chunk_text, u.embed_text, u.token_count, u.char_start, u.char_end, u.byte_start, u.byte_end, \
            u.block_start_idx, u.block_end_idx, u.overlap_prefix_chars, u.closing_suffix_chars, \
            u.content_hash, u.profile, u.chunker_version, u.tokenizer, u.source_url, u.file_path, \
-           u.embed_token_count \
+           u.embed_token_count, u.chunk_key, u.parent_chunk_id, u.is_table, u.facet_json::jsonb \
          FROM UNNEST($1::text[], $2::text[], $3::text[], $4::int4[], $5::text[], $6::text[], $7::text[], \
            $8::text[], $9::text[], $10::text[], $11::text[], $12::int4[], $13::int8[], $14::int8[], \
            $15::int8[], $16::int8[], $17::int4[], $18::int4[], $19::int4[], $20::int4[], $21::text[], \
-           $22::text[], $23::text[], $24::text[], $25::text[], $26::text[], $27::int4[]) \
+           $22::text[], $23::text[], $24::text[], $25::text[], $26::text[], $27::int4[], $28::text[], \
+           $29::text[], $30::bool[], $31::text[]) \
            AS u(tenant_id, document_id, source_version_id, ordinal, chunk_id, granularity, chunk_type, \
              headings, chunk_path, chunk_text, embed_text, token_count, char_start, char_end, byte_start, \
              byte_end, block_start_idx, block_end_idx, overlap_prefix_chars, closing_suffix_chars, \
-             content_hash, profile, chunker_version, tokenizer, source_url, file_path, embed_token_count)",
+             content_hash, profile, chunker_version, tokenizer, source_url, file_path, embed_token_count, \
+             chunk_key, parent_chunk_id, is_table, facet_json)",
     )
     .bind(tenant)
     .bind(document)
@@ -119,6 +136,10 @@ pub(super) async fn insert_chunks(
     .bind(source_url)
     .bind(file_path)
     .bind(embed_tokens)
+    .bind(chunk_key)
+    .bind(parent)
+    .bind(is_table)
+    .bind(facet)
     .execute(&mut **tx)
     .await?;
     Ok(())

@@ -2,9 +2,9 @@
 //! function: its stable id and the change set against the previous current
 //! version.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
-use shared::contract::{ChunkingCompleted, UnchangedChunk, COMPLETED_SCHEMA};
+use shared::contract::{ChunkingCompleted, GranularityChunks, UnchangedChunk, COMPLETED_SCHEMA};
 use shared::{Chunk, DocumentMeta};
 use uuid::Uuid;
 
@@ -25,18 +25,23 @@ pub fn completed_event_id(tenant_id: &str, document_id: &str, source_version_id:
     )
 }
 
-/// Compares a version's chunks with the previous version's `(chunk_id,
-/// content_hash)` list: returns the ids of new/changed chunks and the pairs of
-/// unchanged ones. Equal hashes are paired first come, first served, so a
-/// repeated chunk is reused at most as often as it existed before.
+/// A chunk of the previous current version: `(chunk_id, content_hash,
+/// granularity)`.
+pub type PreviousChunk = (String, String, String);
+
+/// Compares a version's chunks with the previous version's chunks: returns
+/// the ids of new/changed chunks and the pairs of unchanged ones. Equal
+/// hashes of the same granularity are paired first come, first served, so a
+/// repeated chunk is reused at most as often as it existed before (and a
+/// window never reuses a section's embedding).
 pub fn change_set(
     chunks: &[Chunk],
-    previous: &[(String, String)],
+    previous: &[PreviousChunk],
 ) -> (Vec<String>, Vec<UnchangedChunk>) {
-    let mut by_hash: HashMap<&str, VecDeque<&str>> = HashMap::new();
-    for (id, hash) in previous {
+    let mut by_hash: HashMap<(&str, &str), VecDeque<&str>> = HashMap::new();
+    for (id, hash, granularity) in previous {
         by_hash
-            .entry(hash.as_str())
+            .entry((granularity.as_str(), hash.as_str()))
             .or_default()
             .push_back(id.as_str());
     }
@@ -44,7 +49,7 @@ pub fn change_set(
     let mut unchanged = Vec::new();
     for c in chunks {
         match by_hash
-            .get_mut(c.content_hash.as_str())
+            .get_mut(&(c.granularity.as_str(), c.content_hash.as_str()))
             .and_then(VecDeque::pop_front)
         {
             Some(prev) => unchanged.push(UnchangedChunk {
@@ -65,8 +70,8 @@ pub struct Standing<'a> {
     pub is_current: bool,
     /// The current version before the commit, if any.
     pub previous_source_version_id: Option<String>,
-    /// That version's chunks: `(chunk_id, content_hash)` in ordinal order.
-    pub previous: &'a [(String, String)],
+    /// That version's chunks, by granularity and ordinal.
+    pub previous: &'a [PreviousChunk],
 }
 
 /// The `chunking.completed/v1` event of `v`: a pure function of the version,
@@ -77,6 +82,7 @@ pub fn completed_event(
     occurred_at: String,
 ) -> ChunkingCompleted {
     let (changed_chunk_ids, unchanged_chunks) = change_set(v.chunks, standing.previous);
+    let granularities = per_granularity(v.chunks, &changed_chunk_ids);
     ChunkingCompleted {
         schema: COMPLETED_SCHEMA.to_owned(),
         event_id: completed_event_id(v.tenant_id, v.document_id, v.source_version_id).to_string(),
@@ -98,7 +104,34 @@ pub fn completed_event(
         correlation_id: v.correlation_id.map(str::to_owned),
         occurred_at,
         metadata: DocumentMeta::carried_metadata(&v.metadata).map(|m| (*m).clone()),
+        granularities,
     }
+}
+
+/// The chunk ids and changed ids per granularity, when there are several.
+fn per_granularity(
+    chunks: &[Chunk],
+    changed: &[String],
+) -> Option<BTreeMap<String, GranularityChunks>> {
+    let first = chunks.first()?.granularity;
+    if chunks.iter().all(|c| c.granularity == first) {
+        return None;
+    }
+    let changed: HashSet<&str> = changed.iter().map(String::as_str).collect();
+    let mut out: BTreeMap<String, GranularityChunks> = BTreeMap::new();
+    for c in chunks {
+        let g = out
+            .entry(c.granularity.as_str().to_owned())
+            .or_insert_with(|| GranularityChunks {
+                chunk_ids: Vec::new(),
+                changed_chunk_ids: Vec::new(),
+            });
+        g.chunk_ids.push(c.chunk_id.clone());
+        if changed.contains(c.chunk_id.as_str()) {
+            g.changed_chunk_ids.push(c.chunk_id.clone());
+        }
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -137,7 +170,11 @@ mod tests {
             event_headers: serde_json::json!({}),
         };
         // The previous version had the first chunk's content under another id.
-        let previous = vec![("old-0".to_owned(), doc.chunks[0].content_hash.clone())];
+        let previous = vec![(
+            "old-0".to_owned(),
+            doc.chunks[0].content_hash.clone(),
+            "section".to_owned(),
+        )];
         let e = completed_event(
             &v,
             &Standing {
@@ -154,6 +191,7 @@ mod tests {
         assert_eq!(e.changed_chunk_ids.len(), doc.chunks.len() - 1);
         assert_eq!(e.event_id, completed_event_id("t", "d", "v2").to_string());
         assert_eq!(e.metadata, Some(serde_json::json!({"title": "T"})));
+        assert_eq!(e.granularities, None, "one granularity: no breakdown");
         assert_eq!(
             e.total_tokens,
             doc.chunks
@@ -161,5 +199,53 @@ mod tests {
                 .map(|c| u64::from(c.token_count))
                 .sum::<u64>()
         );
+    }
+
+    #[test]
+    fn a_multi_granularity_version_lists_ids_per_granularity_and_pairs_within_one() {
+        let meta = DocumentMeta {
+            tenant_id: "t".into(),
+            document_id: "d".into(),
+            source_version_id: "v2".into(),
+            ..DocumentMeta::default()
+        };
+        let doc = shared::Engine::builtin()
+            .unwrap()
+            .chunk(
+                b"# A\n\nOne short paragraph.\n",
+                &meta,
+                Some("hierarchy-v1"),
+            )
+            .unwrap();
+        let section = doc
+            .chunks
+            .iter()
+            .find(|c| c.granularity.as_str() == "section")
+            .unwrap();
+        // The same content as a previous window does not make the section
+        // unchanged: embeddings are reused within a granularity only.
+        let previous = vec![(
+            "old-w".to_owned(),
+            section.content_hash.clone(),
+            "window".to_owned(),
+        )];
+        let (changed, unchanged) = change_set(&doc.chunks, &previous);
+        let window = doc
+            .chunks
+            .iter()
+            .find(|c| c.granularity.as_str() == "window")
+            .unwrap();
+        assert_eq!(
+            unchanged.len(),
+            usize::from(window.content_hash == section.content_hash)
+        );
+        assert!(changed.contains(&section.chunk_id));
+        let groups = per_granularity(&doc.chunks, &changed).unwrap();
+        assert_eq!(
+            groups.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["document", "section", "window"]
+        );
+        let listed: usize = groups.values().map(|g| g.chunk_ids.len()).sum();
+        assert_eq!(listed, doc.chunks.len());
     }
 }

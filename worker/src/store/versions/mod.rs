@@ -227,12 +227,12 @@ pub async fn store_version_with_links(
         ),
     };
 
-    let previous: Vec<(String, String)> = match &current_id {
+    let previous: Vec<event::PreviousChunk> = match &current_id {
         Some(current_id) => {
             sqlx::query_as(
-                "SELECT chunk_id, content_hash FROM chunks \
+                "SELECT chunk_id, content_hash, granularity FROM chunks \
                  WHERE tenant_id = $1 AND document_id = $2 AND source_version_id = $3 \
-                 ORDER BY ordinal",
+                 ORDER BY granularity, ordinal",
             )
             .bind(v.tenant_id)
             .bind(v.document_id)

@@ -1,0 +1,161 @@
+//! HTML input (seed 004 "HTML-aware splitting of web content", issue 10):
+//! a page is converted to Markdown by `htmd` (turndown.js's rules: headings,
+//! lists, tables, code, links with their URLs kept), and that Markdown is the
+//! document: it is normalized, stored and what every offset refers to, so
+//! every strategy, link extraction and validation work on it unchanged.
+//!
+//! Scripts, styles, comments, navigation, forms and embedded objects are
+//! dropped, and counted: [`HtmlConversion::dropped`] says what was left out,
+//! so nothing disappears unreported. Any text is accepted: html5ever parses
+//! broken markup the way browsers do, and text without tags converts to
+//! itself (Markdown characters escaped). Invalid UTF-8 is refused with the
+//! offset of the first bad byte, as for Markdown.
+
+use crate::error::ChunkError;
+
+/// Elements whose content is not document text: dropped and counted.
+pub const DROPPED_TAGS: [&str; 15] = [
+    "head", "script", "style", "noscript", "template", "nav", "iframe", "object", "embed", "svg",
+    "canvas", "form", "button", "select", "textarea",
+];
+
+/// A converted page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HtmlConversion {
+    /// The Markdown the page becomes (before normalization).
+    pub markdown: String,
+    /// The page's `<title>`, if it has one (a title for breadcrumbs when the
+    /// caller gave none).
+    pub title: Option<String>,
+    /// What was left out: `(element, count)`, in [`DROPPED_TAGS`] order,
+    /// then `comment`; only those present.
+    pub dropped: Vec<(&'static str, usize)>,
+}
+
+impl HtmlConversion {
+    /// `3 script, 1 nav` (empty when nothing was dropped).
+    pub fn dropped_summary(&self) -> String {
+        self.dropped
+            .iter()
+            .map(|(t, n)| format!("{n} {t}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Whether a file name or URI names an HTML page (`.html`, `.htm`).
+pub fn is_html_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".html") || lower.ends_with(".htm")
+}
+
+/// Converts an HTML page to Markdown.
+pub fn to_markdown(html: &[u8]) -> Result<HtmlConversion, ChunkError> {
+    let text = std::str::from_utf8(html).map_err(|e| ChunkError::InvalidUtf8 {
+        byte_offset: e.valid_up_to(),
+    })?;
+    let dropped = count_dropped(text);
+    let title = title_of(text);
+    let converter = htmd::HtmlToMarkdown::builder()
+        .skip_tags(DROPPED_TAGS.to_vec())
+        .build();
+    let markdown = converter
+        .convert(text)
+        .map_err(|e| ChunkError::Html(e.to_string()))?;
+    Ok(HtmlConversion {
+        markdown,
+        title,
+        dropped,
+    })
+}
+
+/// Counts the dropped elements and comments by their opening tags.
+fn count_dropped(text: &str) -> Vec<(&'static str, usize)> {
+    let lower = text.to_ascii_lowercase();
+    let mut out: Vec<(&'static str, usize)> = DROPPED_TAGS
+        .iter()
+        .map(|tag| {
+            let open = format!("<{tag}");
+            let n = lower
+                .match_indices(&open)
+                .filter(|(at, _)| {
+                    lower[at + open.len()..]
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c == '>' || c == '/' || c.is_ascii_whitespace())
+                })
+                .count();
+            (*tag, n)
+        })
+        .collect();
+    out.push(("comment", lower.matches("<!--").count()));
+    out.retain(|(_, n)| *n > 0);
+    out
+}
+
+/// The text of the first `<title>`, entities decoded, whitespace collapsed.
+fn title_of(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let open = lower.find("<title")?;
+    let start = open + lower[open..].find('>')? + 1;
+    let end = start + lower[start..].find("</title")?;
+    let raw = &text[start..end];
+    let decoded = raw
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&nbsp;", " ")
+        .replace("&amp;", "&");
+    let title = decoded.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!title.is_empty()).then_some(title)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn structure_and_links_survive_and_scripts_navigation_and_comments_are_counted() {
+        let page = "<html><head><title>Runbook &amp; FAQ</title><style>p{}</style></head><body>\
+            <nav><a href=\"/\">Home</a></nav><!-- tracking -->\
+            <h1>Runbook</h1><p>See <a href=\"https://wiki.example.org/x\">the wiki</a>.</p>\
+            <ul><li>one</li><li>two</li></ul>\
+            <table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>\
+            <pre><code>echo hi</code></pre><script>alert(1)</script></body></html>";
+        let c = to_markdown(page.as_bytes()).unwrap();
+        assert_eq!(c.title.as_deref(), Some("Runbook & FAQ"));
+        assert!(c.markdown.contains("# Runbook"), "{}", c.markdown);
+        assert!(
+            c.markdown
+                .contains("[the wiki](https://wiki.example.org/x)"),
+            "{}",
+            c.markdown
+        );
+        assert!(c.markdown.contains("| a | b |"), "{}", c.markdown);
+        assert!(c.markdown.contains("echo hi"));
+        assert!(
+            !c.markdown.contains("alert")
+                && !c.markdown.contains("Home")
+                && !c.markdown.contains("tracking")
+        );
+        assert_eq!(
+            c.dropped_summary(),
+            "1 head, 1 script, 1 style, 1 nav, 1 comment"
+        );
+    }
+
+    #[test]
+    fn broken_markup_and_plain_text_convert_and_bad_bytes_name_the_offset() {
+        let c = to_markdown(b"<div><p>unclosed <b>bold<table><tr><td>cell").unwrap();
+        assert!(c.markdown.contains("unclosed"));
+        assert!(c.markdown.contains("cell"));
+        let t = to_markdown(b"just text, no tags").unwrap();
+        assert_eq!(t.markdown, "just text, no tags");
+        assert!(t.dropped.is_empty());
+        let err = to_markdown(b"<p>ok\xff</p>").unwrap_err();
+        assert_eq!(err, ChunkError::InvalidUtf8 { byte_offset: 5 });
+        assert!(is_html_name("Page.HTM") && !is_html_name("page.md"));
+    }
+}
