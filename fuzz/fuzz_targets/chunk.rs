@@ -1,7 +1,7 @@
 //! Any bytes through the whole engine, every built-in profile (so every
 //! registered strategy; experimental ones enabled, the semantic strategy on
 //! the toy embedder) and two profiles fitted to a small embedder window,
-//! plus link extraction:
+//! plus link extraction, and the bytes as an HTML page:
 //! it must never panic, and the SPEC 3.6 checklist the engine runs on its
 //! own output must never fail (`VALIDATION_FAILED` is a bug, not an input
 //! error). Invalid UTF-8 and NUL-free garbage are fine inputs: they end in
@@ -52,6 +52,12 @@ fuzz_target!(|data: &[u8]| {
                 let _ = extract_links(&doc.normalized, &doc.chunks, &classifier);
             }
             Err(e) => assert_ne!(e.code(), ErrorCode::ValidationFailed, "{e}"),
+        }
+    }
+    // The same bytes as an HTML page (issue 10): converted, then chunked.
+    if let Ok(page) = shared::html::to_markdown(data) {
+        if let Err(e) = engine().chunk(page.markdown.as_bytes(), &meta, Some("hierarchy-v1")) {
+            assert_ne!(e.code(), ErrorCode::ValidationFailed, "{e}");
         }
     }
 });

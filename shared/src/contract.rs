@@ -45,6 +45,8 @@ pub enum SourceType {
     Confluence,
     /// A converted file (PDF, DOCX, ...).
     File,
+    /// An HTML page (seed 004): converted to Markdown before chunking.
+    Html,
 }
 
 /// The input message `normalize_markdown.completed/v1` (SPEC 2.1).

@@ -55,10 +55,10 @@ pub fn to_markdown(html: &[u8]) -> Result<HtmlConversion, ChunkError> {
         byte_offset: e.valid_up_to(),
     })?;
     let dropped = count_dropped(text);
-    let title = title_of(text);
     let converter = htmd::HtmlToMarkdown::builder()
         .skip_tags(DROPPED_TAGS.to_vec())
         .build();
+    let title = title_of(text, &converter);
     let markdown = converter
         .convert(text)
         .map_err(|e| ChunkError::Html(e.to_string()))?;
@@ -93,20 +93,17 @@ fn count_dropped(text: &str) -> Vec<(&'static str, usize)> {
     out
 }
 
-/// The text of the first `<title>`, entities decoded, whitespace collapsed.
-fn title_of(text: &str) -> Option<String> {
+/// The text of the first `<title>`, entities decoded (by the same HTML
+/// parser), whitespace collapsed.
+fn title_of(text: &str, converter: &htmd::HtmlToMarkdown) -> Option<String> {
     let lower = text.to_ascii_lowercase();
     let open = lower.find("<title")?;
     let start = open + lower[open..].find('>')? + 1;
     let end = start + lower[start..].find("</title")?;
     let raw = &text[start..end];
-    let decoded = raw
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&nbsp;", " ")
-        .replace("&amp;", "&");
+    // The raw title is text (RCDATA): markup in it is literal.
+    let escaped = raw.replace('<', "&lt;");
+    let decoded = converter.convert(&format!("<p>{escaped}</p>")).ok()?;
     let title = decoded.split_whitespace().collect::<Vec<_>>().join(" ");
     (!title.is_empty()).then_some(title)
 }
@@ -157,5 +154,36 @@ mod tests {
         let err = to_markdown(b"<p>ok\xff</p>").unwrap_err();
         assert_eq!(err, ChunkError::InvalidUtf8 { byte_offset: 5 });
         assert!(is_html_name("Page.HTM") && !is_html_name("page.md"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        /// Tag soup never panics, and the Markdown it becomes chunks cleanly
+        /// under every granularity of hierarchy-v1.
+        #[test]
+        fn tag_soup_converts_and_chunks(parts in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::strategy::Just("<p>".to_owned()),
+                proptest::strategy::Just("</p>".to_owned()),
+                proptest::strategy::Just("<table><tr><th>h</th><td>".to_owned()),
+                proptest::strategy::Just("</td></tr>".to_owned()),
+                proptest::strategy::Just("<ul><li>".to_owned()),
+                proptest::strategy::Just("<h2>".to_owned()),
+                proptest::strategy::Just("<pre><code>".to_owned()),
+                proptest::strategy::Just("<script>".to_owned()),
+                proptest::strategy::Just("<!--".to_owned()),
+                proptest::strategy::Just("<a href=\"x\">".to_owned()),
+                "[a-zA-Zа-я0-9 .|*#`&;<>]{0,40}",
+            ],
+            0..60,
+        )) {
+            let page = parts.concat();
+            let c = to_markdown(page.as_bytes()).unwrap();
+            let meta = crate::DocumentMeta::default();
+            let engine = crate::Engine::builtin().unwrap();
+            if let Err(e) = engine.chunk(c.markdown.as_bytes(), &meta, Some("hierarchy-v1")) {
+                proptest::prop_assert!(e.code() != crate::ErrorCode::ValidationFailed, "{e}");
+            }
+        }
     }
 }

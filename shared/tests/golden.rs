@@ -25,6 +25,13 @@ const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
 const GOLDEN_PROFILES: [&str; 2] = ["spec-v1", "enterprise-v1"];
 /// The granularity-aware strategies (issue 10) on the fixtures that show
 /// their behaviour: table modes, atomic sections, windows around tables.
+/// HTML pages (issue 10, seed 004): converted, then chunked (`html/` under
+/// the fixtures; the snapshot also names what the conversion left out).
+const HTML_SNAPSHOTS: [(&str, &str); 3] = [
+    ("html/01-article", "spec-v1"),
+    ("html/02-messy", "spec-v1"),
+    ("html/02-messy", "hierarchy-v1"),
+];
 const EXTRA_SNAPSHOTS: [(&str, &str); 9] = [
     ("03-big-table", "table-v1"),
     ("03-big-table", "table-summary-v1"),
@@ -62,6 +69,18 @@ fn chunk_fixture(name: &str, profile_name: &str) -> ChunkedDocument {
     let doc = chunk_deterministic(&bytes, &meta("golden", name, "v1"), profile_name);
     assert_invariants(&doc.normalized, &doc.chunks, profile(profile_name));
     doc
+}
+
+/// Converts `html/<page>.html` and chunks it like a fixture; returns what
+/// the conversion left out too.
+fn chunk_html(page: &str, profile_name: &str) -> (ChunkedDocument, String) {
+    let bytes = std::fs::read(Path::new(FIXTURES).join(format!("html/{page}.html"))).unwrap();
+    let converted = shared::html::to_markdown(&bytes).unwrap();
+    let mut m = meta("golden", page, "v1");
+    m.title = converted.title.clone();
+    let doc = chunk_deterministic(converted.markdown.as_bytes(), &m, profile_name);
+    assert_invariants(&doc.normalized, &doc.chunks, profile(profile_name));
+    (doc, converted.dropped_summary())
 }
 
 fn one_line(s: &str) -> String {
@@ -179,12 +198,28 @@ fn fixtures_match_golden_snapshots() {
         }
     }
     runs.extend(EXTRA_SNAPSHOTS.iter().map(|(f, p)| ((*f).to_owned(), *p)));
+    runs.extend(HTML_SNAPSHOTS.iter().map(|(f, p)| ((*f).to_owned(), *p)));
     {
         for (name, profile_name) in runs {
             let name = name.as_str();
-            let doc = chunk_fixture(name, profile_name);
-            let got = snapshot(name, profile_name, &doc);
-            let file = Path::new(GOLDEN).join(format!("{name}.{profile_name}.txt"));
+            let (doc, got) = match name.strip_prefix("html/") {
+                Some(page) => {
+                    let (doc, left_out) = chunk_html(page, profile_name);
+                    let got = format!(
+                        "# left out: {left_out}\n{}",
+                        snapshot(name, profile_name, &doc)
+                    );
+                    (doc, got)
+                }
+                None => {
+                    let doc = chunk_fixture(name, profile_name);
+                    let got = snapshot(name, profile_name, &doc);
+                    (doc, got)
+                }
+            };
+            let _ = doc;
+            let file =
+                Path::new(GOLDEN).join(format!("{}.{profile_name}.txt", name.replace('/', "-")));
             if update {
                 std::fs::create_dir_all(GOLDEN).unwrap();
                 std::fs::write(&file, &got).unwrap();

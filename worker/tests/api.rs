@@ -826,6 +826,20 @@ fn a_multi_granularity_profile_answers_every_granularity_or_the_one_asked_for() 
     let chunks = windows["chunks"].as_array().unwrap();
     assert!(!chunks.is_empty());
     assert!(chunks.iter().all(|c| c["granularity"] == "window"));
+    // An HTML page instead of Markdown: converted, and what was left out
+    // is answered beside the chunks.
+    let page = json!({"document_id": "p", "html": "<html><head><title>Ops</title><script>x()</script></head><body><nav>Home</nav><h1>Runbook</h1><p>Restart the <b>agent</b>.</p></body></html>"});
+    let r: Value =
+        serde_json::from_str(&server.post(Some(&t), page.to_string()).text().unwrap()).unwrap();
+    assert_eq!(r["html_left_out"], "1 head, 1 script, 1 nav", "{r}");
+    let text = r["chunks"][0]["chunk_text"].as_str().unwrap();
+    assert!(
+        text.starts_with("# Runbook") && text.contains("**agent**") && !text.contains("Home"),
+        "{text}"
+    );
+    let both = json!({"document_id": "p", "html": "<p>x</p>", "markdown": "x"});
+    let refused = problem(server.post(Some(&t), both.to_string()), 422);
+    assert_eq!(refused["errors"][0]["field"], "html");
     let refused = problem(server.post(Some(&t), body(Some("paragraph"))), 422);
     assert_eq!(refused["errors"][0]["field"], "granularity");
     assert_eq!(

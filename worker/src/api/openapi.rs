@@ -15,8 +15,12 @@ use utoipa::{Modify, OpenApi, ToSchema};
 struct ChunkRequest {
     /// Opaque document id (required).
     document_id: String,
-    /// The normalized Markdown (required).
-    markdown: String,
+    /// The Markdown (this or `html`).
+    markdown: Option<String>,
+    /// An HTML page instead of `markdown`: converted to Markdown (headings,
+    /// lists, tables, code, links kept; scripts, styles, navigation and
+    /// comments left out), which the chunks' offsets then refer to.
+    html: Option<String>,
     /// Must equal the token's tenant when given.
     tenant_id: Option<String>,
     /// Default: `sha256:` + 16 hex digits of the markdown's sha256 (as the CLI).
@@ -46,6 +50,8 @@ struct ChunkResponse {
     tokenizer: String,
     /// Time from request to answer.
     duration_ms: u64,
+    /// For `html` input: what the conversion left out (`2 script, 1 nav`).
+    html_left_out: Option<String>,
 }
 
 /// One invalid field of a 422.

@@ -46,6 +46,8 @@ pub struct Parsed {
     pub strategy: String,
     /// Only the chunks of this granularity are answered, when given.
     granularity: Option<String>,
+    /// For an HTML page: what the conversion left out (`2 script, 1 nav`).
+    left_out: Option<String>,
 }
 
 fn bad(detail: impl Into<String>) -> Problem {
@@ -92,21 +94,27 @@ pub fn parse(state: &ApiState, caller: &Caller, body: &[u8]) -> Result<Parsed, P
             Problem::new(Kind::Unprocessable, "the body has unknown fields").with_errors(unknown),
         );
     }
-    if body.get("html").is_some_and(|v| !v.is_null()) {
-        return Err(Problem::new(
-            Kind::Unprocessable,
-            "HTML input is not supported yet: send `markdown`",
-        )
-        .with_errors(vec![field(
-            "html",
-            "not supported yet",
-            vec!["markdown".into()],
-        )]));
-    }
     let document_id = text(&body, "document_id")?
         .filter(|d| !d.is_empty())
         .ok_or_else(|| bad("missing field `document_id`"))?;
-    let markdown = text(&body, "markdown")?.ok_or_else(|| bad("missing field `markdown`"))?;
+    let (markdown, html) = (text(&body, "markdown")?, text(&body, "html")?);
+    let source = match (markdown, html) {
+        (Some(_), Some(_)) => {
+            return Err(Problem::new(
+                Kind::Unprocessable,
+                "send the document once: `markdown` or `html`, not both",
+            )
+            .with_errors(vec![field(
+                "html",
+                "given with `markdown`",
+                vec!["markdown".into()],
+            )]))
+        }
+        (Some(m), None) => m,
+        (None, Some(h)) => h,
+        (None, None) => return Err(bad("missing field `markdown` (or `html`)")),
+    };
+    let markdown = source;
     if let Some(t) = text(&body, "tenant_id")? {
         if t != caller.tenant_id {
             return Err(Problem::new(
@@ -191,7 +199,17 @@ pub fn parse(state: &ApiState, caller: &Caller, body: &[u8]) -> Result<Parsed, P
         .retry_after(60));
     }
     let deprecated = crate::profiles::note_use(profile).map(|d| d.replacement.clone());
-    let markdown = markdown.as_bytes().to_vec();
+    // An HTML page becomes Markdown (seed 004), the document the chunks'
+    // offsets refer to; what it left out is answered beside the chunks.
+    let (markdown, page_title, left_out) = if html.is_some() {
+        let page = shared::html::to_markdown(markdown.as_bytes()).map_err(|e| {
+            Problem::new(Kind::Unprocessable, format!("{}: {e}", e.code().as_str()))
+        })?;
+        let left = page.dropped_summary();
+        (page.markdown.into_bytes(), page.title, Some(left))
+    } else {
+        (markdown.as_bytes().to_vec(), None, None)
+    };
     let mut meta = DocumentMeta {
         tenant_id: caller.tenant_id.clone(),
         document_id: document_id.to_owned(),
@@ -199,7 +217,7 @@ pub fn parse(state: &ApiState, caller: &Caller, body: &[u8]) -> Result<Parsed, P
             Some(v) => v.to_owned(),
             None => crate::commands::offline::default_source_version(&markdown),
         },
-        title: text(&body, "title")?.map(str::to_owned),
+        title: text(&body, "title")?.map(str::to_owned).or(page_title),
         source_url: None,
         file_path: None,
         metadata: None,
@@ -212,6 +230,7 @@ pub fn parse(state: &ApiState, caller: &Caller, body: &[u8]) -> Result<Parsed, P
     Ok(Parsed {
         deprecated,
         granularity,
+        left_out,
         markdown,
         meta,
         strategy: profile.strategy.clone(),
@@ -244,6 +263,7 @@ pub async fn run(
     let engine = Arc::clone(&state.engine);
     let profile = parsed.profile.clone();
     let granularity = parsed.granularity.clone();
+    let left_out = parsed.left_out.clone();
     let task = tokio::task::spawn_blocking(move || {
         // The slot is held until the work ends, even when nobody waits for it.
         let _permit = permit;
@@ -273,11 +293,15 @@ pub async fn run(
     let chunker_version = doc.chunks.first().map(|c| c.chunker_version.clone());
     let tokenizer = doc.chunks.first().map(|c| c.tokenizer.clone());
     let profile_info = state.engine.profile(Some(&profile)).ok();
-    Ok(json!({
+    let mut answer = json!({
         "chunks": doc.chunks,
         "profile": profile,
         "chunker_version": chunker_version.or_else(|| profile_info.map(|p| p.chunker_version.clone())),
         "tokenizer": tokenizer.or_else(|| profile_info.map(|p| p.tokenizer.name().to_owned())),
         "duration_ms": started.elapsed().as_millis() as u64,
-    }))
+    });
+    if let Some(left) = left_out {
+        answer["html_left_out"] = json!(left);
+    }
+    Ok(answer)
 }

@@ -36,7 +36,7 @@ Exit status:
 const TOP_EXAMPLES: &str = "\
 Examples:
   chunk-worker chunk notes.md                  # JSONL chunks of one file
-  chunk-worker chunk --tenant acme-prod docs/  # every *.md under docs/
+  chunk-worker chunk --tenant acme-prod docs/  # every *.md, *.html under docs/
   chunk-worker normalize notes.md              # the text chunk offsets refer to
   chunk-worker profiles                        # profiles, strategies, budgets
   chunk-worker profiles show spec-v1           # one profile as TOML

@@ -122,6 +122,53 @@ pub struct FileFailure {
     pub detail: String,
 }
 
+/// Reads one input as Markdown: the file's bytes, or for an `.html` /
+/// `.htm` file the page converted to Markdown (seed 004; that Markdown is
+/// the document offsets refer to), with its `<title>` and a note of what the
+/// conversion left out (scripts, styles, navigation, comments, ...).
+pub(crate) fn read_markdown(path: &Path) -> Result<Source, FileFailure> {
+    let bytes = fs::read(path).map_err(|e| FileFailure::source_unavailable(path, &e))?;
+    if !shared::html::is_html_name(&path.to_string_lossy()) {
+        return Ok(Source {
+            markdown: bytes,
+            title: None,
+            note: None,
+        });
+    }
+    let page = shared::html::to_markdown(&bytes).map_err(|e| FileFailure::chunking(path, &e))?;
+    let left_out = page.dropped_summary();
+    Ok(Source {
+        markdown: page.markdown.into_bytes(),
+        title: page.title,
+        note: (!left_out.is_empty()).then(|| {
+            format!(
+                "note: {}: converted from HTML; left out: {left_out}",
+                path.display()
+            )
+        }),
+    })
+}
+
+/// One input read as Markdown ([`read_markdown`]).
+#[derive(Debug)]
+pub(crate) struct Source {
+    /// The Markdown (for HTML, the converted page).
+    pub markdown: Vec<u8>,
+    /// An HTML page's `<title>`.
+    pub title: Option<String>,
+    /// What an HTML conversion left out, for stderr.
+    pub note: Option<String>,
+}
+
+impl Source {
+    /// `meta.title` from the page's `<title>` when none was given.
+    pub fn title_into(&self, meta: &mut DocumentMeta) {
+        if meta.title.is_none() {
+            meta.title.clone_from(&self.title);
+        }
+    }
+}
+
 impl FileFailure {
     fn source_unavailable(path: &Path, error: &io::Error) -> Self {
         Self {
@@ -195,6 +242,9 @@ pub fn chunk(
             Some(e) => Err(FileFailure::source_unavailable(&input.path, e)),
             None => chunk_file(&engine, &profile, args, metadata.as_ref(), &input.path),
         };
+        if let Ok(Some(note)) = result.as_ref().map(|d| d.note.as_ref()) {
+            bar.suspend(|| writeln!(stderr, "{note}").ok());
+        }
         // `--granularity`: only the chunks of the granularities asked for.
         let result = result.map(|mut done| {
             if !args.granularity.is_empty() {
@@ -258,9 +308,9 @@ pub fn normalize_file(
     mut stderr: impl Write,
 ) -> Result<Summary, OfflineError> {
     let path = &args.path;
-    let normalized = fs::read(path)
-        .map_err(|e| FileFailure::source_unavailable(path, &e))
-        .and_then(|bytes| normalize(&bytes).map_err(|e| FileFailure::chunking(path, &e)));
+    let normalized = read_markdown(path).and_then(|source| {
+        normalize(&source.markdown).map_err(|e| FileFailure::chunking(path, &e))
+    });
     match normalized {
         Ok(doc) => {
             deliver(
@@ -375,6 +425,8 @@ fn check_inputs(args: &ChunkArgs, inputs: &[Input]) -> Result<(), OfflineError> 
 #[derive(Debug)]
 struct Chunked {
     markdown: Vec<u8>,
+    /// What an HTML conversion left out.
+    note: Option<String>,
     meta: DocumentMeta,
     doc: ChunkedDocument,
     /// When chunking started and how long it took.
@@ -390,17 +442,20 @@ fn chunk_file(
     metadata: Option<&serde_json::Value>,
     path: &Path,
 ) -> Result<Chunked, FileFailure> {
-    let markdown = fs::read(path).map_err(|e| FileFailure::source_unavailable(path, &e))?;
-    let mut meta = document_meta(args, path, &markdown);
+    let source = read_markdown(path)?;
+    let mut meta = document_meta(args, path, &source.markdown);
     if let Some(m) = metadata {
         with_metadata(&mut meta, m);
     }
+    source.title_into(&mut meta);
+    let Source { markdown, note, .. } = source;
     let started = (time::OffsetDateTime::now_utc(), std::time::Instant::now());
     let doc = engine
         .chunk(&markdown, &meta, Some(profile))
         .map_err(|e| FileFailure::chunking(path, &e))?;
     Ok(Chunked {
         markdown,
+        note,
         meta,
         doc,
         timing: (started.0, started.1.elapsed()),

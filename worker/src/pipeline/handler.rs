@@ -160,7 +160,13 @@ pub async fn handle(
     let source_type = msg.source_type.map(|t| match t {
         shared::contract::SourceType::Confluence => "confluence",
         shared::contract::SourceType::File => "file",
+        shared::contract::SourceType::Html => "html",
     });
+    let is_html = source_type == Some("html")
+        || msg
+            .markdown_uri
+            .as_deref()
+            .is_some_and(shared::html::is_html_name);
     let chosen = ctx
         .settings
         .chunking
@@ -234,11 +240,24 @@ pub async fn handle(
         .into());
     }
 
+    // An HTML page becomes Markdown here (seed 004); that Markdown is the
+    // stored, normalized document. What it left out is logged by kind and
+    // count, never its text.
+    let (bytes, html_title) = if is_html {
+        let page =
+            shared::html::to_markdown(&bytes).map_err(|e| Failure::new(e.code(), e.to_string()))?;
+        if !page.dropped.is_empty() {
+            tracing::info!(left_out = %page.dropped_summary(), "converted an HTML page to Markdown");
+        }
+        (page.markdown.into_bytes(), page.title)
+    } else {
+        (bytes, None)
+    };
     let meta = DocumentMeta {
         tenant_id: msg.tenant_id.clone(),
         document_id: msg.document_id.clone(),
         source_version_id: msg.source_version_id.clone(),
-        title: msg.title().map(str::to_owned),
+        title: msg.title().map(str::to_owned).or(html_title),
         source_url: msg.source_url().map(str::to_owned),
         file_path: msg.file_path().map(str::to_owned),
         metadata: DocumentMeta::carried_metadata(&msg.metadata),

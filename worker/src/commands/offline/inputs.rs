@@ -1,5 +1,5 @@
 //! The input files of an offline run: command-line paths, with directories
-//! expanded into the Markdown files under them.
+//! expanded into the Markdown (and HTML) files under them.
 
 use std::fs;
 use std::io;
@@ -18,7 +18,7 @@ pub struct Input {
 /// Expands command-line paths into input files, in argument order.
 ///
 /// A path that is a directory (following a symbolic link the user named) is
-/// walked recursively for `*.md` files (extension compared ASCII
+/// walked recursively for `*.md`, `*.html` and `*.htm` files (extension compared ASCII
 /// case-insensitively), sorted by path so that runs are reproducible whatever
 /// order the file system lists entries in. Below a directory argument,
 /// symbolic links are not followed and hidden entries (names starting with
@@ -86,8 +86,11 @@ fn walk_markdown(dir: &Path, found: &mut Vec<Input>) {
 }
 
 fn is_markdown(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|ext| ext.eq_ignore_ascii_case("md"))
+    path.extension().is_some_and(|ext| {
+        ["md", "html", "htm"]
+            .iter()
+            .any(|x| ext.eq_ignore_ascii_case(x))
+    })
 }
 
 #[cfg(test)]

@@ -2,7 +2,6 @@
 //! link occurrence, with the chunk that holds it (the same extraction and
 //! classification the queue worker stores in `document_links`).
 
-use std::fs;
 use std::io::Write;
 use std::path::Path;
 
@@ -99,12 +98,14 @@ fn links_of_file(
     file: &FileJob<'_>,
 ) -> Result<Vec<u8>, FileFailure> {
     let path = file.path;
-    let markdown = fs::read(path).map_err(|e| FileFailure::source_unavailable(path, &e))?;
-    let mut meta = document_meta(&args.chunk, path, &markdown);
+    let source = super::read_markdown(path)?;
+    let mut meta = document_meta(&args.chunk, path, &source.markdown);
     meta.source_url = args.source_url.clone();
     if let Some(m) = file.metadata {
         with_metadata(&mut meta, m);
     }
+    source.title_into(&mut meta);
+    let markdown = source.markdown;
     let doc = engine
         .chunk(&markdown, &meta, Some(file.profile))
         .map_err(|e| FileFailure::chunking(path, &e))?;

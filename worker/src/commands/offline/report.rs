@@ -147,11 +147,13 @@ fn report_file(
     if let Some(e) = &input.listing_error {
         return (None, vec![unavailable(e.to_string())]);
     }
-    let markdown = match fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) => return (None, vec![unavailable(e.to_string())]),
+    let source = match super::read_markdown(path) {
+        Ok(source) => source,
+        Err(e) => return (None, vec![e]),
     };
-    let meta = report_meta(path, &markdown);
+    let mut meta = report_meta(path, &source.markdown);
+    source.title_into(&mut meta);
+    let markdown = source.markdown;
     let mut failures = Vec::new();
     let runs: Vec<_> = profiles
         .iter()
