@@ -319,6 +319,7 @@ fn chunk_with_tokens(
         meta,
         profile,
         embedder,
+        only: None,
     };
     if !profile.active_auxiliaries().is_empty() {
         return crate::multi::chunk_all(&input);
@@ -444,6 +445,7 @@ mod tests {
                 "ctgov-v1",
                 "dailymed-v1",
                 "table-v1",
+                "table-rows-v1",
                 "table-summary-v1",
                 "document-v1",
                 "hierarchy-v1"

@@ -23,6 +23,7 @@ pub(crate) fn chunk_all(input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError
     let run = |sub: &Profile, auxiliary: bool| -> Result<Vec<Chunk>, ChunkError> {
         let sub_input = ChunkInput {
             profile: sub,
+            only: auxiliary.then_some(sub.granularity),
             ..*input
         };
         let mut chunks = sub.chunker().chunk(&sub_input)?;
@@ -30,7 +31,7 @@ pub(crate) fn chunk_all(input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError
             // An auxiliary contributes its own granularity only.
             chunks.retain(|c| c.granularity == sub.granularity);
         }
-        assign_granularities(&mut chunks, sub, primary, &sub.strategy, |c| c.granularity);
+        assign_granularities(&mut chunks, sub, &sub.strategy, |c| c.granularity);
         let coverage = match (auxiliary, sub.granularity) {
             (_, Granularity::Document) => Coverage::None,
             (true, Granularity::Table) => Coverage::Tables,

@@ -128,6 +128,9 @@ pub struct Profile {
     pub multi_granularity: bool,
     /// `strategy:version` of the primary alone.
     primary_version: String,
+    /// The granularity whose ids are not namespaced: the profile's own, or
+    /// for an auxiliary's sub-profile the main profile's.
+    pub(crate) id_primary: Granularity,
     chunker: Arc<dyn Chunker>,
 }
 
@@ -293,6 +296,7 @@ impl Profile {
             auxiliaries: Vec::new(),
             multi_granularity: raw.multi_granularity.unwrap_or(true),
             primary_version: version,
+            id_primary: raw.granularity,
             chunker,
         };
         profile.auxiliaries = auxiliary::parse_auxiliaries(&raw.auxiliary, &profile, registry)
@@ -384,6 +388,7 @@ impl Profile {
             auxiliaries: Vec::new(),
             multi_granularity: true,
             primary_version: format!("{}:{}", strategy.name(), strategy.version()),
+            id_primary: Granularity::Section,
             chunker,
         }
     }

@@ -32,9 +32,11 @@ const HTML_SNAPSHOTS: [(&str, &str); 3] = [
     ("html/02-messy", "spec-v1"),
     ("html/02-messy", "hierarchy-v1"),
 ];
-const EXTRA_SNAPSHOTS: [(&str, &str); 9] = [
+const EXTRA_SNAPSHOTS: [(&str, &str); 11] = [
     ("03-big-table", "table-v1"),
     ("03-big-table", "table-summary-v1"),
+    ("03-big-table", "table-rows-v1"),
+    ("20-grouped-table", "table-rows-v1"),
     ("20-grouped-table", "table-v1"),
     ("20-grouped-table", "table-summary-v1"),
     ("21-clinical-trial", "ctgov-v1"),

@@ -170,7 +170,7 @@ pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Ch
                 char_start,
                 char_end,
                 granularity: ctx.profile.granularity,
-                primary: ctx.profile.granularity,
+                primary: ctx.profile.id_primary,
             };
             Chunk {
                 chunk_id: chunk_id(ctx.profile.id_formula, &id_input),

@@ -32,21 +32,22 @@ pub fn chunk_key(
 
 /// Gives every chunk (in document order) the granularity `of` returns,
 /// numbers each granularity's chunks 0..n-1 in order, recomputes the ids
-/// (namespaced unless the granularity is `primary`) and sets `chunk_key`
-/// (with `strategy`) and `is_table`.
+/// where that changed them (namespaced unless the granularity is the
+/// profile's `id_primary`) and sets `chunk_key` (with `strategy`) and
+/// `is_table`.
 pub(crate) fn assign_granularities(
     chunks: &mut [Chunk],
     profile: &Profile,
-    primary: Granularity,
     strategy: &str,
     of: impl Fn(&Chunk) -> Granularity,
 ) {
+    let primary = profile.id_primary;
     let mut next = [0u32; 5];
     for c in chunks.iter_mut() {
         let g = of(c);
         let ordinal = next[slot(g)];
         next[slot(g)] += 1;
-        if g != c.granularity || ordinal != c.ordinal || primary != profile.granularity {
+        if g != c.granularity || ordinal != c.ordinal {
             let canonical = canonical_text(&c.chunk_text);
             c.chunk_id = chunk_id(
                 profile.id_formula,

@@ -50,7 +50,7 @@ pub fn validate(
     } else {
         Coverage::All
     };
-    validate_scoped(doc, blocks, chunks, profile, profile.granularity, coverage)
+    validate_scoped(doc, blocks, chunks, profile, profile.id_primary, coverage)
 }
 
 /// [`validate`] for one granularity of a multi-granularity profile: ids are

@@ -108,6 +108,7 @@ pub(crate) fn parse_auxiliaries(
         sub.description = format!("{} ({} granularity)", main.name, a.granularity.as_str());
         sub.tokenizer = main.tokenizer;
         sub.granularity = a.granularity;
+        sub.id_primary = main.granularity;
         sub.id_formula = main.id_formula;
         sub.breadcrumb = main.breadcrumb;
         sub.origin = main.origin.clone();

@@ -176,6 +176,9 @@ pub struct ChunkInput<'a> {
     pub profile: &'a Profile,
     /// The sentence embedder, when the engine has one (semantic strategies).
     pub embedder: Option<&'a dyn Embedder>,
+    /// The caller keeps only the chunks of this granularity (an auxiliary
+    /// of a multi-granularity profile): a strategy may skip the rest.
+    pub only: Option<crate::chunk::record::Granularity>,
 }
 
 /// A strategy configured by one profile's parameters: a pure function from

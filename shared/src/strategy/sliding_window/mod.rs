@@ -220,7 +220,6 @@ impl Chunker for SlidingWindowChunker {
         assign_granularities(
             &mut chunks,
             input.profile,
-            input.profile.granularity,
             &input.profile.strategy,
             |c| {
                 if in_table(c) {

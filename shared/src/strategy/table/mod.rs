@@ -1,6 +1,6 @@
 //! The `table` strategy (seed 001 "TableChunker"): the tables of a document
 //! in one of three modes, the rest chunked structurally (spec-v1 budgets);
-//! profiles `table-v1` (row groups) and `table-summary-v1`.
+//! profiles `table-v1` (row groups), `table-rows-v1` and `table-summary-v1`.
 //!
 //! - `row`: one chunk per row, the header rows in front (units in header
 //!   cells travel with every row).
@@ -88,6 +88,7 @@ impl Strategy for Table {
     fn builtin_profiles(&self) -> &'static [&'static str] {
         &[
             include_str!("profiles/table-v1.toml"),
+            include_str!("profiles/table-rows-v1.toml"),
             include_str!("profiles/table-summary-v1.toml"),
         ]
     }
@@ -336,7 +337,17 @@ impl Chunker for TableChunker {
     fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError> {
         let blocks = input.blocks;
         let trail = HeadingTrail::new(blocks);
-        let planned = self.rest.plan(input);
+        // As an auxiliary that keeps its tables only, the structural rest
+        // is not planned: every table stands alone.
+        let planned = if input.only == Some(Granularity::Table) {
+            blocks
+                .iter()
+                .filter(|b| b.kind == BlockKind::Table)
+                .map(|b| crate::chunk::unit::plain_piece(blocks, &trail, b.range.clone()))
+                .collect()
+        } else {
+            self.rest.plan(input)
+        };
         // Which table block each planned piece overlaps (structural gives
         // every table chunks of its own, headings in front).
         let table_of = |p: &Piece| {
@@ -399,8 +410,7 @@ impl Chunker for TableChunker {
             let at = c.byte_start as usize;
             spans.iter().any(|s| s.start <= at && at < s.end)
         };
-        let primary = input.profile.granularity;
-        assign_granularities(&mut chunks, input.profile, primary, &input.profile.strategy, |c| {
+        assign_granularities(&mut chunks, input.profile, &input.profile.strategy, |c| {
             if in_table(c) {
                 Granularity::Table
             } else {

@@ -70,9 +70,10 @@ pub(crate) fn read(text: &str, range: Range<usize>) -> Option<Shape> {
     };
     let header_len = header_len.min(lines.len());
     let header = (header_len > 0).then(|| lines[0].start..lines[header_len - 1].end);
+    // Every line after the header is a row, even one that looks like a
+    // delimiter (`|  |`): a row chunk must cover it, or its text is lost.
     let body: Vec<(Range<usize>, Vec<String>)> = lines[header_len..]
         .iter()
-        .filter(|l| !pipe_rows::is_delimiter(&row_text(l)))
         .map(|l| (l.clone(), cells(&row_text(l))))
         .collect();
     if body.is_empty() {
