@@ -131,6 +131,22 @@ pub fn message(tenant: &str, document: &str, version: &str, markdown: &str) -> V
     })
 }
 
+/// The metadata the worker takes from `msg` (a [`message`]), to chunk the
+/// same input with the engine and compare.
+pub fn meta_of(msg: &Value) -> shared::DocumentMeta {
+    let text = |k: &str| msg["metadata"][k].as_str().map(str::to_owned);
+    let field = |k: &str| msg[k].as_str().unwrap_or_default().to_owned();
+    shared::DocumentMeta {
+        tenant_id: field("tenant_id"),
+        document_id: field("document_id"),
+        source_version_id: field("source_version_id"),
+        title: text("title"),
+        source_url: text("source_url"),
+        file_path: text("file_path"),
+        metadata: shared::DocumentMeta::carried_metadata(&msg["metadata"]),
+    }
+}
+
 /// A markdown document with a few sections, varying with `n`.
 pub fn sample_markdown(n: usize) -> String {
     format!(

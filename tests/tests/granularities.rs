@@ -8,8 +8,8 @@
 #![allow(clippy::unwrap_used)] // reason: tests fail loudly on purpose
 
 use serde_json::{json, Value};
-use shared::{DocumentMeta, Engine};
-use tests::{message, TestApp};
+use shared::Engine;
+use tests::{message, meta_of, TestApp};
 
 type R = anyhow::Result<()>;
 
@@ -20,18 +20,6 @@ A severity one incident pages the whole rotation. A severity two incident pages 
 | Severity | Response | Pager |\n|---|---|---|\n| SEV1 | 5 min | everyone |\n| SEV2 | 15 min | primary |\n| SEV3 | next day | none |\n\n\
 ## Handover\n\nWrite the handover note before the shift ends. List open incidents, their owners and the next steps. \
 Link every incident ticket, and say which alerts were silenced and why.\n";
-
-fn meta(msg: &Value) -> DocumentMeta {
-    DocumentMeta {
-        tenant_id: msg["tenant_id"].as_str().unwrap().to_owned(),
-        document_id: msg["document_id"].as_str().unwrap().to_owned(),
-        source_version_id: msg["source_version_id"].as_str().unwrap().to_owned(),
-        title: msg["metadata"]["title"].as_str().map(str::to_owned),
-        source_url: msg["metadata"]["source_url"].as_str().map(str::to_owned),
-        file_path: None,
-        metadata: DocumentMeta::carried_metadata(&msg["metadata"]),
-    }
-}
 
 /// `(granularity, ordinal, chunk_id, parent_chunk_id, chunk_key, is_table, facet_json)`.
 type Row = (
@@ -70,7 +58,8 @@ async fn a_hierarchy_version_stores_every_granularity_and_its_event_lists_them()
         "structural:1.3.0+document:1.0.0+sliding_window:1.0.0+table:1.0.0"
     );
 
-    let expected = Engine::builtin()?.chunk(DOC.as_bytes(), &meta(&msg), Some("hierarchy-v1"))?;
+    let expected =
+        Engine::builtin()?.chunk(DOC.as_bytes(), &meta_of(&msg), Some("hierarchy-v1"))?;
     let stored = rows(&app, "handbook", "v1").await;
     assert_eq!(stored.len(), expected.chunks.len());
     for (row, c) in stored.iter().zip(&expected.chunks) {

@@ -6,26 +6,10 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use serde_json::Value;
-use shared::{DocumentMeta, Engine};
-use tests::{eventually, message, sample_markdown, Options, TestApp};
+use shared::Engine;
+use tests::{eventually, message, meta_of, sample_markdown, Options, TestApp};
 
 type R = anyhow::Result<()>;
-
-fn meta_of(msg: &Value) -> DocumentMeta {
-    let text = |k: &str| msg["metadata"][k].as_str().map(str::to_owned);
-    DocumentMeta {
-        tenant_id: msg["tenant_id"].as_str().unwrap_or_default().to_owned(),
-        document_id: msg["document_id"].as_str().unwrap_or_default().to_owned(),
-        source_version_id: msg["source_version_id"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned(),
-        title: text("title"),
-        source_url: text("source_url"),
-        file_path: text("file_path"),
-        metadata: DocumentMeta::carried_metadata(&msg["metadata"]),
-    }
-}
 
 /// Events by document id, waiting for `n` of them.
 async fn events_by_document(app: &TestApp, n: usize) -> anyhow::Result<HashMap<String, Value>> {

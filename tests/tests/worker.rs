@@ -10,23 +10,11 @@ use shared::DocumentMeta;
 use shared::Engine;
 use sqlx::Row;
 use tests::proxy::Proxy;
-use tests::{eventually, message, sample_markdown, Options, TestApp, DEADLINE};
+use tests::{eventually, message, meta_of, sample_markdown, Options, TestApp, DEADLINE};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use worker::ops::metrics::OperationOutcome as Outcome;
 
 type R = anyhow::Result<()>;
-
-fn meta_of(msg: &Value) -> DocumentMeta {
-    DocumentMeta {
-        tenant_id: msg["tenant_id"].as_str().unwrap().to_owned(),
-        document_id: msg["document_id"].as_str().unwrap().to_owned(),
-        source_version_id: msg["source_version_id"].as_str().unwrap().to_owned(),
-        title: msg["metadata"]["title"].as_str().map(str::to_owned),
-        source_url: msg["metadata"]["source_url"].as_str().map(str::to_owned),
-        file_path: msg["metadata"]["file_path"].as_str().map(str::to_owned),
-        metadata: DocumentMeta::carried_metadata(&msg["metadata"]),
-    }
-}
 
 /// `(ordinal, chunk_id, chunk_text, content_hash, token_count, char_start, char_end, headings_path)`.
 type StoredChunk = (i32, String, String, String, i32, i64, i64, Vec<String>);

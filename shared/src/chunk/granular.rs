@@ -6,15 +6,9 @@ use crate::chunk::record::{Chunk, ChunkType, Granularity};
 use crate::ids::{canonical_text, chunk_id, IdInput};
 use crate::profile::Profile;
 
-/// Position of a granularity in per-granularity counters.
+/// Position of a granularity in per-granularity counters: its rank.
 pub(crate) fn slot(g: Granularity) -> usize {
-    match g {
-        Granularity::Document => 0,
-        Granularity::Section => 1,
-        Granularity::Paragraph => 2,
-        Granularity::Window => 3,
-        Granularity::Table => 4,
-    }
+    usize::from(crate::profile::rank(g))
 }
 
 /// Seed 001's readable key of a chunk.

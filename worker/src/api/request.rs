@@ -37,7 +37,11 @@ pub const OPERATION_BYTES_PER_BYTE: u64 = 64;
 /// A request ready to run.
 #[derive(Debug)]
 pub struct Parsed {
-    markdown: Vec<u8>,
+    /// The document as sent: Markdown, or an HTML page (`is_html`).
+    input: Vec<u8>,
+    is_html: bool,
+    /// No `source_version_id` was given: it is derived from the Markdown.
+    default_version: bool,
     meta: DocumentMeta,
     profile: String,
     /// The profile is deprecated: its replacement, if named.
@@ -46,8 +50,6 @@ pub struct Parsed {
     pub strategy: String,
     /// Only the chunks of this granularity are answered, when given.
     granularity: Option<String>,
-    /// For an HTML page: what the conversion left out (`2 script, 1 nav`).
-    left_out: Option<String>,
 }
 
 fn bad(detail: impl Into<String>) -> Problem {
@@ -199,25 +201,12 @@ pub fn parse(state: &ApiState, caller: &Caller, body: &[u8]) -> Result<Parsed, P
         .retry_after(60));
     }
     let deprecated = crate::profiles::note_use(profile).map(|d| d.replacement.clone());
-    // An HTML page becomes Markdown (seed 004), the document the chunks'
-    // offsets refer to; what it left out is answered beside the chunks.
-    let (markdown, page_title, left_out) = if html.is_some() {
-        let page = shared::html::to_markdown(markdown.as_bytes()).map_err(|e| {
-            Problem::new(Kind::Unprocessable, format!("{}: {e}", e.code().as_str()))
-        })?;
-        let left = page.dropped_summary();
-        (page.markdown.into_bytes(), page.title, Some(left))
-    } else {
-        (markdown.as_bytes().to_vec(), None, None)
-    };
+    let version = text(&body, "source_version_id")?;
     let mut meta = DocumentMeta {
         tenant_id: caller.tenant_id.clone(),
         document_id: document_id.to_owned(),
-        source_version_id: match text(&body, "source_version_id")? {
-            Some(v) => v.to_owned(),
-            None => crate::commands::offline::default_source_version(&markdown),
-        },
-        title: text(&body, "title")?.map(str::to_owned).or(page_title),
+        source_version_id: version.unwrap_or_default().to_owned(),
+        title: text(&body, "title")?.map(str::to_owned),
         source_url: None,
         file_path: None,
         metadata: None,
@@ -230,8 +219,9 @@ pub fn parse(state: &ApiState, caller: &Caller, body: &[u8]) -> Result<Parsed, P
     Ok(Parsed {
         deprecated,
         granularity,
-        left_out,
-        markdown,
+        input: markdown.as_bytes().to_vec(),
+        is_html: html.is_some(),
+        default_version: version.is_none(),
         meta,
         strategy: profile.strategy.clone(),
         profile: profile_name,
@@ -263,16 +253,40 @@ pub async fn run(
     let engine = Arc::clone(&state.engine);
     let profile = parsed.profile.clone();
     let granularity = parsed.granularity.clone();
-    let left_out = parsed.left_out.clone();
     let task = tokio::task::spawn_blocking(move || {
         // The slot is held until the work ends, even when nobody waits for it.
         let _permit = permit;
-        engine.chunk(&parsed.markdown, &parsed.meta, Some(&parsed.profile))
+        let Parsed {
+            input,
+            is_html,
+            default_version,
+            mut meta,
+            profile,
+            ..
+        } = parsed;
+        // An HTML page becomes Markdown here, off the runtime (seed 004):
+        // the document the offsets refer to; what it left out is answered.
+        let (markdown, left_out) = if is_html {
+            let page = shared::html::to_markdown(&input)?;
+            if meta.title.is_none() {
+                meta.title.clone_from(&page.title);
+            }
+            let left_out = page.dropped_summary();
+            (page.markdown.into_bytes(), Some(left_out))
+        } else {
+            (input, None)
+        };
+        if default_version {
+            meta.source_version_id = crate::commands::offline::default_source_version(&markdown);
+        }
+        engine
+            .chunk(&markdown, &meta, Some(&profile))
+            .map(|doc| (doc, left_out))
     });
     let left = deadline.saturating_sub(started.elapsed());
     let joined = tokio::time::timeout(left, task).await.map_err(|_| busy())?;
-    let mut doc = match joined {
-        Ok(Ok(doc)) => doc,
+    let (mut doc, left_out) = match joined {
+        Ok(Ok(done)) => done,
         Ok(Err(e)) => {
             let kind = match e.code() {
                 ErrorCode::Internal | ErrorCode::ValidationFailed => Kind::Internal,

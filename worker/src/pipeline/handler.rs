@@ -240,31 +240,19 @@ pub async fn handle(
         .into());
     }
 
-    // An HTML page becomes Markdown here (seed 004); that Markdown is the
-    // stored, normalized document. What it left out is logged by kind and
-    // count, never its text.
-    let (bytes, html_title) = if is_html {
-        let page =
-            shared::html::to_markdown(&bytes).map_err(|e| Failure::new(e.code(), e.to_string()))?;
-        if !page.dropped.is_empty() {
-            tracing::info!(left_out = %page.dropped_summary(), "converted an HTML page to Markdown");
-        }
-        (page.markdown.into_bytes(), page.title)
-    } else {
-        (bytes, None)
-    };
     let meta = DocumentMeta {
         tenant_id: msg.tenant_id.clone(),
         document_id: msg.document_id.clone(),
         source_version_id: msg.source_version_id.clone(),
-        title: msg.title().map(str::to_owned).or(html_title),
+        title: msg.title().map(str::to_owned),
         source_url: msg.source_url().map(str::to_owned),
         file_path: msg.file_path().map(str::to_owned),
         metadata: DocumentMeta::carried_metadata(&msg.metadata),
     };
     let link_config = ctx.settings.links.for_tenant(&msg.tenant_id);
     let started = Instant::now();
-    let (doc, links) = chunk_off_runtime(ctx, bytes, meta, profile_name.clone(), link_config)
+    let source = Source { bytes, is_html };
+    let (doc, links) = chunk_off_runtime(ctx, source, meta, profile_name.clone(), link_config)
         .instrument(tracing::info_span!("chunk"))
         .await?;
     ctx.metrics.observe_stage(Stage::Chunk, started.elapsed());
@@ -334,19 +322,43 @@ fn tenant_mismatch(msg: &NormalizeMarkdownCompleted) -> Failure {
     )
 }
 
+/// The document as received: Markdown, or an HTML page to convert first.
+struct Source {
+    bytes: Vec<u8>,
+    is_html: bool,
+}
+
 /// Chunks and extracts the links (classified with `links` and the
 /// document's `source_url`) on the blocking pool, never on a runtime thread;
-/// a panic in the engine is caught and becomes `INTERNAL`.
+/// a panic in the engine is caught and becomes `INTERNAL`. An HTML page
+/// becomes Markdown there first (seed 004): that Markdown is the stored,
+/// normalized document, its `<title>` the title when the metadata has none,
+/// and what it left out is logged by kind and count, never its text.
 async fn chunk_off_runtime(
     ctx: &Context,
-    bytes: Vec<u8>,
-    meta: DocumentMeta,
+    source: Source,
+    mut meta: DocumentMeta,
     profile: String,
     links: LinkConfig,
 ) -> Result<(ChunkedDocument, Vec<Link>), Failure> {
     let engine = ctx.engine.clone();
+    // The conversion's log line keeps the delivery's fields.
+    let span = tracing::Span::current();
     let joined = tokio::task::spawn_blocking(move || {
+        let _entered = span.enter();
         std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let bytes = if source.is_html {
+                let page = shared::html::to_markdown(&source.bytes)?;
+                if !page.dropped.is_empty() {
+                    tracing::info!(left_out = %page.dropped_summary(), "converted an HTML page to Markdown");
+                }
+                if meta.title.is_none() {
+                    meta.title = page.title;
+                }
+                page.markdown.into_bytes()
+            } else {
+                source.bytes
+            };
             engine.chunk(&bytes, &meta, Some(&profile)).map(|doc| {
                 let classifier = Classifier::new(&links, meta.source_url.as_deref());
                 let found = extract_links(&doc.normalized, &doc.chunks, &classifier);
