@@ -6,23 +6,12 @@
 //! cl100k tokens with `bpe_openai::cl100k_base().count`, and prints
 //! `files bytes tokens` to stdout.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn collect(path: &Path, out: &mut Vec<PathBuf>) {
-    if path.is_dir() {
-        let Ok(entries) = std::fs::read_dir(path) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let child = entry.path();
-            if child.is_dir() || child.extension().is_some_and(|ext| ext == "md") {
-                collect(&child, out);
-            }
-        }
-    } else {
-        out.push(path.to_path_buf());
-    }
-}
+#[path = "common/files.rs"]
+mod files;
+
+use files::collect;
 
 fn main() -> std::io::Result<()> {
     let mut paths = Vec::new();

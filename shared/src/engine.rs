@@ -13,7 +13,7 @@ use crate::chunk::record::{Chunk, DocumentMeta};
 use crate::chunk::validate::validate;
 use crate::embed::{EmbedTokenizer, Embedder};
 use crate::error::ChunkError;
-use crate::markdown::parse_blocks;
+use crate::markdown::{parse_blocks, Block};
 use crate::normalize::{normalize, NormalizedDocument};
 use crate::profile::{Profile, ProfileOrigin, ProfileSet, DEFAULT_PROFILE};
 use crate::strategy::{ChunkInput, Registry};
@@ -235,9 +235,23 @@ impl Engine {
         let doc = normalize(markdown)?;
         let kind = profile.tokenizer;
         let mut cache = self.take_cache(kind);
-        let tokens = DocumentTokens::with_cache(kind.counter(), &doc.text, &mut cache);
+        let count =
+            |cache: &mut PieceCache| DocumentTokens::with_cache(kind.counter(), &doc.text, cache);
+        let (tokens, blocks) = if crate::multi::parallel(profile, doc.text.len()) {
+            // A multi-granularity profile uses the cores from the start: the
+            // blocks are parsed while the tokens are counted.
+            std::thread::scope(|s| {
+                let blocks = s.spawn(|| parse_blocks(&doc.text));
+                let tokens = count(&mut cache);
+                // A panic there panics here, as it would have unthreaded.
+                let blocks = blocks.join().unwrap_or_else(|_| parse_blocks(&doc.text));
+                (tokens, blocks)
+            })
+        } else {
+            (count(&mut cache), parse_blocks(&doc.text))
+        };
         self.put_cache(cache);
-        let chunks = chunk_with_tokens(&doc, &tokens, meta, profile, self.embedder())?;
+        let chunks = chunk_with_tokens(&doc, &blocks, &tokens, meta, profile, self.embedder())?;
         drop(tokens);
         // The normalized text moves into the result: a large document is
         // never held twice.
@@ -283,7 +297,8 @@ pub fn chunk_document(
     }
     window_ready(profile)?;
     let tokens = DocumentTokens::new(profile.tokenizer.counter(), &doc.text);
-    let chunks = chunk_with_tokens(doc, &tokens, meta, profile, embedder)?;
+    let blocks = parse_blocks(&doc.text);
+    let chunks = chunk_with_tokens(doc, &blocks, &tokens, meta, profile, embedder)?;
     Ok(ChunkedDocument {
         normalized: doc.text.clone(),
         chunks,
@@ -306,15 +321,15 @@ fn window_ready(profile: &Profile) -> Result<(), ChunkError> {
 
 fn chunk_with_tokens(
     doc: &NormalizedDocument,
+    blocks: &[Block],
     tokens: &DocumentTokens<'_>,
     meta: &DocumentMeta,
     profile: &Profile,
     embedder: Option<&dyn Embedder>,
 ) -> Result<Vec<Chunk>, ChunkError> {
-    let blocks = parse_blocks(&doc.text);
     let input = ChunkInput {
         doc,
-        blocks: &blocks,
+        blocks,
         tokens,
         meta,
         profile,
@@ -325,7 +340,7 @@ fn chunk_with_tokens(
         return crate::multi::chunk_all(&input);
     }
     let chunks = profile.chunker().chunk(&input)?;
-    validate(doc, &blocks, &chunks, profile)?;
+    validate(doc, blocks, &chunks, profile)?;
     Ok(chunks)
 }
 
@@ -421,6 +436,81 @@ mod tests {
         assert_eq!(doc.chunks.len(), 1);
         assert_eq!(doc.chunker_version, "whole:0.1.0");
         assert_eq!(doc.chunks[0].chunk_text, "# T\n\nSome text.");
+    }
+
+    /// A strategy that panics, as an auxiliary of a structural profile.
+    #[derive(Debug)]
+    struct Boom;
+
+    #[derive(Debug)]
+    struct BoomChunker;
+
+    impl Strategy for Boom {
+        fn name(&self) -> &'static str {
+            "boom"
+        }
+        fn version(&self) -> &'static str {
+            "0.1.0"
+        }
+        fn summary(&self) -> &'static str {
+            "panics"
+        }
+        fn experimental(&self) -> bool {
+            true
+        }
+        fn param_keys(&self) -> &'static [&'static str] {
+            &[]
+        }
+        fn configure(&self, _: &Params<'_>) -> Result<Arc<dyn Chunker>, ParamError> {
+            Ok(Arc::new(BoomChunker))
+        }
+    }
+
+    impl Chunker for BoomChunker {
+        fn limits(&self) -> Limits {
+            WholeChunker.limits()
+        }
+        fn rules(&self) -> Rules {
+            Rules::UNIVERSAL
+        }
+        fn params(&self) -> toml::Table {
+            toml::Table::new()
+        }
+        fn chunk(&self, _: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError> {
+            panic!("boom")
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    }
+
+    #[test]
+    fn a_panicking_auxiliary_is_a_strategy_error_on_one_thread_and_on_several() {
+        let mut registry = Registry::builtin();
+        registry.register(Boom);
+        let engine = Engine::builder()
+            .registry(registry)
+            .profile_source(
+                "boom.toml",
+                "name = \"boom-v1\"\nstrategy = \"structural\"\n\n[params]\ntarget_tokens = 200\nsoft_max_tokens = 250\nhard_max_tokens = 300\n\n[[auxiliary]]\nstrategy = \"boom\"\ngranularity = \"window\"\n",
+            )
+            .experimental(true)
+            .build()
+            .unwrap();
+        let small = b"# T\n\nSome text.\n".to_vec();
+        // Large enough for the branches to run on several threads.
+        let large = "Some words of text in a paragraph.\n\n"
+            .repeat(2000)
+            .into_bytes();
+        for doc in [small, large] {
+            let err = engine
+                .chunk(&doc, &DocumentMeta::default(), Some("boom-v1"))
+                .unwrap_err();
+            assert!(
+                matches!(&err, ChunkError::StrategyPanicked { strategy } if strategy == "boom"),
+                "{err}"
+            );
+        }
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! Running a multi-granularity profile (issue 10): the primary strategy and
 //! every auxiliary chunk the same analysed document (normalization, blocks
-//! and token counts shared) on their own threads, so wall time is about the
-//! slowest strategy, not the sum. Each output is validated on its own
+//! and token counts shared; the blocks are parsed while the tokens are
+//! counted) on one lane per core, each lane taking the next branch not yet
+//! taken, costliest first, so wall time is about the slowest strategy, not
+//! the sum. A small document runs its branches on the calling thread:
+//! starting threads would cost more. Each output is validated on its own
 //! (ordinals per granularity, ids namespaced against the primary
 //! granularity; the `document` granularity covers the head of the document,
 //! `table` the tables); then every chunk of a finer granularity names the
@@ -14,6 +17,26 @@ use crate::chunk::validate::{validate_scoped, Coverage};
 use crate::error::ChunkError;
 use crate::profile::{rank, Profile};
 use crate::strategy::ChunkInput;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+/// Documents with fewer tokens run their branches one after another on the
+/// calling thread: starting a thread costs more than chunking them.
+const PARALLEL_FROM_TOKENS: usize = 1024;
+
+/// Whether a document of `bytes` bytes under `profile` is analysed and
+/// chunked on several threads: a multi-granularity profile, a document of
+/// more than [`PARALLEL_FROM_TOKENS`] tokens' worth of bytes.
+pub(crate) fn parallel(profile: &Profile, bytes: usize) -> bool {
+    !profile.active_auxiliaries().is_empty() && bytes >= 4 * PARALLEL_FROM_TOKENS && lanes() > 1
+}
+
+/// Threads one document's branches may use: the machine's cores, asked once.
+fn lanes() -> usize {
+    static LANES: OnceLock<usize> = OnceLock::new();
+    *LANES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
 
 /// Chunks `input` under its profile's primary strategy and active
 /// auxiliaries; the chunks are validated.
@@ -41,20 +64,53 @@ pub(crate) fn chunk_all(input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError
         Ok(chunks)
     };
     let auxiliaries = profile.active_auxiliaries();
-    let outputs: Vec<Result<Vec<Chunk>, ChunkError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = auxiliaries
-            .iter()
-            .map(|a| (a, s.spawn(|| run(&a.profile, true))))
-            .collect();
-        let mut out = vec![run(profile, false)];
-        out.extend(handles.into_iter().map(|(a, h)| {
-            h.join().unwrap_or_else(|_| {
+    let branches: Vec<(&Profile, bool)> = std::iter::once((profile, false))
+        .chain(auxiliaries.iter().map(|a| (&a.profile, true)))
+        .collect();
+    // Costliest first, so that the last branch to start is a cheap one: a
+    // smaller target makes more chunks; the document head is one chunk.
+    let mut order: Vec<usize> = (0..branches.len()).collect();
+    order.sort_by_key(|&i| {
+        let sub = branches[i].0;
+        (
+            sub.granularity == Granularity::Document,
+            sub.limits().target_tokens,
+        )
+    });
+    // A small document is done before a thread would have started.
+    let lanes = if input.tokens.total() < PARALLEL_FROM_TOKENS {
+        1
+    } else {
+        lanes().min(branches.len())
+    };
+    let slots: Vec<Slot> = branches.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    // Each lane takes the next branch not yet taken until none is left.
+    let lane = || {
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let (sub, auxiliary) = branches[i];
+            let out = catch_unwind(AssertUnwindSafe(|| run(sub, auxiliary))).unwrap_or_else(|_| {
                 Err(ChunkError::StrategyPanicked {
-                    strategy: a.profile.strategy.clone(),
+                    strategy: sub.strategy.clone(),
+                })
+            });
+            *slots[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(out);
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 1..lanes {
+            s.spawn(lane);
+        }
+        lane();
+    });
+    let outputs = slots.into_iter().map(|slot| {
+        slot.into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+            .unwrap_or_else(|| {
+                Err(ChunkError::StrategyPanicked {
+                    strategy: profile.strategy.clone(),
                 })
             })
-        }));
-        out
     });
     let mut chunks = Vec::new();
     for out in outputs {
@@ -65,6 +121,9 @@ pub(crate) fn chunk_all(input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError
     link_parents(&mut chunks);
     Ok(chunks)
 }
+
+/// Where a branch's lane leaves its result.
+type Slot = Mutex<Option<Result<Vec<Chunk>, ChunkError>>>;
 
 /// The chunks of one granularity: its rank, own spans in order, ids.
 struct Group(u8, Vec<(u64, u64)>, Vec<String>);

@@ -10,6 +10,8 @@ use crate::markdown::{Block, BlockKind, CharIndex};
 use crate::profile::{BreadcrumbMode, Profile};
 use crate::strategy::ChunkInput;
 use crate::tokens::{DocumentTokens, TokenCounter};
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 /// A heading longer than this (characters) is not a title (a figure
 /// caption that a stray `=` line made a setext H1, say).
@@ -83,6 +85,10 @@ pub(crate) struct BuildContext<'a> {
     /// Close a code fence a chunk opens but does not close (structural);
     /// strategies whose chunks are plain slices (recursive) leave it open.
     pub close_fences: bool,
+    /// Fitted breadcrumbs by heading path and budget: neighbouring chunks
+    /// share a path, and fitting one counts tokens several times (issue
+    /// 10: a fifth of `hierarchy-v1`'s time before this memo).
+    crumbs: RefCell<HashMap<(String, usize), String>>,
 }
 
 impl<'a> BuildContext<'a> {
@@ -102,7 +108,26 @@ impl<'a> BuildContext<'a> {
             title,
             blocks: input.blocks,
             close_fences: true,
+            crumbs: RefCell::default(),
         }
+    }
+
+    /// [`fit_breadcrumb`] of `parts` within `budget`, memoized.
+    fn breadcrumb(&self, parts: &[&str], budget: usize) -> String {
+        // Each part with its length in front: no two paths share a key.
+        let mut path = String::new();
+        for part in parts {
+            path.push_str(&part.len().to_string());
+            path.push(':');
+            path.push_str(part);
+        }
+        let key = (path, budget);
+        if let Some(hit) = self.crumbs.borrow().get(&key) {
+            return hit.clone();
+        }
+        let fitted = fit_breadcrumb(parts, &self.tokens.counter(), budget);
+        self.crumbs.borrow_mut().insert(key, fitted.clone());
+        fitted
     }
 }
 
@@ -290,17 +315,13 @@ fn embed_text(
     if crumb.is_empty() {
         return counted(chunk_text.to_owned());
     }
-    let counter = ctx.tokens.counter();
     let Some((w, max)) = window else {
-        let crumb = fit_breadcrumb(&crumb, &counter, BREADCRUMB_MAX_TOKENS);
+        let crumb = ctx.breadcrumb(&crumb, BREADCRUMB_MAX_TOKENS);
         return (format!("{crumb}\n\n{chunk_text}"), None);
     };
     let mut budget = BREADCRUMB_MAX_TOKENS;
     while budget >= 4 {
-        let text = format!(
-            "{}\n\n{chunk_text}",
-            fit_breadcrumb(&crumb, &counter, budget)
-        );
+        let text = format!("{}\n\n{chunk_text}", ctx.breadcrumb(&crumb, budget));
         let n = w.count(&text);
         if n <= max {
             return (text, Some(n));
@@ -333,8 +354,11 @@ const PART_MAX_TOKENS: usize = 12;
 /// shortened to their first words and an ellipsis, then the shallowest
 /// parts dropped (the deepest levels are kept), then the last one cut.
 pub(crate) fn fit_breadcrumb(parts: &[&str], counter: &dyn TokenCounter, budget: usize) -> String {
+    // A token is at least one byte: text no longer than the budget in bytes
+    // fits without counting.
+    let fits = |text: &str, max: usize| text.len() <= max || counter.count(text) <= max;
     let shorten = |part: &str, max: usize| -> String {
-        if counter.count(part) <= max {
+        if fits(part, max) {
             return part.to_owned();
         }
         let mut out = String::new();
@@ -357,11 +381,11 @@ pub(crate) fn fit_breadcrumb(parts: &[&str], counter: &dyn TokenCounter, budget:
         out
     };
     let mut kept: Vec<String> = parts.iter().map(|p| shorten(p, PART_MAX_TOKENS)).collect();
-    while kept.len() > 1 && counter.count(&kept.join(" > ")) > budget {
+    while kept.len() > 1 && !fits(&kept.join(" > "), budget) {
         kept.remove(0);
     }
     let joined = kept.join(" > ");
-    if counter.count(&joined) <= budget {
+    if fits(&joined, budget) {
         joined
     } else {
         shorten(&joined, budget)

@@ -53,6 +53,7 @@ mod pretokenize;
 #[cfg(test)]
 mod tests;
 
+use std::cell::RefCell;
 use std::ops::Range;
 
 use rustc_hash::FxHashMap;
@@ -155,8 +156,42 @@ impl TokenCounter for Bpe {
         self.kind.name()
     }
 
+    /// Counts piece by piece (see [`Bpe::piece_count`]).
     fn count(&self, text: &str) -> usize {
-        self.tokenizer().count(text)
+        self.pieces(text).map(|piece| self.piece_count(piece)).sum()
+    }
+}
+
+impl Bpe {
+    /// The BPE count of one pretokenizer piece. The counts of short pieces
+    /// are remembered per thread (a [`PieceCache`], as the document index
+    /// keeps): text counted outside a document's index (breadcrumbs, window
+    /// and overlap probes) repeats its words, and the encoder costs
+    /// microseconds per call.
+    fn piece_count(&self, piece: &str) -> usize {
+        thread_local! {
+            static CACHES: RefCell<[PieceCache; 2]> = RefCell::new([
+                PieceCache::new(TokenizerKind::Cl100kBase),
+                PieceCache::new(TokenizerKind::O200kBase),
+            ]);
+        }
+        let bpe = &self.tokenizer().bpe;
+        if piece.len() > CACHED_PIECE_BYTES {
+            return bpe.count(piece.as_bytes());
+        }
+        let slot = match self.kind {
+            TokenizerKind::Cl100kBase => 0,
+            TokenizerKind::O200kBase => 1,
+        };
+        CACHES.with(|caches| match caches.try_borrow_mut() {
+            Ok(mut caches) => {
+                let cache = &mut caches[slot];
+                cache.retarget(self.kind);
+                cache.count(piece, || bpe.count(piece.as_bytes()))
+            }
+            // Re-entered (never in practice): count without the cache.
+            Err(_) => bpe.count(piece.as_bytes()),
+        })
     }
 }
 
@@ -358,7 +393,7 @@ impl<'a> DocumentTokens<'a> {
         } else {
             self.tail_anchor(index, start, end)
         };
-        let mut pieces = self.counter.tokenizer().split(sub);
+        let mut pieces = self.counter.pieces(sub);
         let mut at = start;
         let mut head = 0usize;
         while at <= anchor {
@@ -368,7 +403,7 @@ impl<'a> DocumentTokens<'a> {
                 if anchor == end || sum > cap {
                     return sum;
                 }
-                let tail = self.counter.tokenizer().split(&self.text[anchor..end]);
+                let tail = self.counter.pieces(&self.text[anchor..end]);
                 return self.sum_capped(sum, tail, cap);
             }
             let Some(piece) = pieces.next() else { break };
@@ -407,7 +442,7 @@ impl<'a> DocumentTokens<'a> {
         if piece.len() > over.saturating_mul(self.counter.max_token_len()) {
             return over;
         }
-        self.counter.tokenizer().bpe.count(piece.as_bytes())
+        self.counter.piece_count(piece)
     }
 
     /// The tail anchor of `start..end` (see the module documentation): the last

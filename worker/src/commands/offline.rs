@@ -23,6 +23,7 @@ use std::fmt;
 use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::mpsc::sync_channel;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sha2::{Digest, Sha256};
@@ -236,63 +237,80 @@ pub fn chunk(
 
     let bar = progress_bar(progress, inputs.len());
     let mut summary = Summary::default();
-    for (i, input) in inputs.iter().enumerate() {
-        bar.set_message(input.path.display().to_string());
-        let result = match &input.listing_error {
-            Some(e) => Err(FileFailure::source_unavailable(&input.path, e)),
-            None => chunk_file(&engine, &profile, args, metadata.as_ref(), &input.path),
-        };
-        if let Ok(Some(note)) = result.as_ref().map(|d| d.note.as_ref()) {
-            bar.suspend(|| writeln!(stderr, "{note}").ok());
-        }
-        // `--granularity`: only the chunks of the granularities asked for.
-        let result = result.map(|mut done| {
-            if !args.granularity.is_empty() {
-                done.doc.chunks.retain(|c| {
-                    args.granularity
-                        .iter()
-                        .any(|g| g.granularity() == c.granularity)
-                });
-            }
-            done
-        });
-        let result = match (result, &mut files_out) {
-            (Ok(done), Some((out, names))) => {
-                let run = files::DocumentRun {
-                    path: &input.path,
-                    doc_name: &names[i],
-                    markdown: &done.markdown,
-                    meta: &done.meta,
-                    doc: done.doc,
-                    profile: used,
-                    timing: done.timing,
+    // One thread chunks while this one writes: the output of a document is
+    // serialized while the next is chunked.
+    std::thread::scope(|s| -> Result<(), OfflineError> {
+        let (done, chunked) = sync_channel(CHUNKED_AHEAD);
+        let (engine, profile, metadata, inputs) = (&engine, &profile, metadata.as_ref(), &inputs);
+        s.spawn(move || {
+            for input in inputs {
+                let result = match &input.listing_error {
+                    Some(e) => Err(FileFailure::source_unavailable(&input.path, e)),
+                    None => chunk_file(engine, profile, args, metadata, &input.path),
                 };
-                match out.document(run)? {
-                    Ok(()) => {
-                        summary.succeeded += 1;
-                        bar.inc(1);
-                        continue;
-                    }
-                    Err(e) => Err(FileFailure::chunking(&input.path, &e)),
-                }
-            }
-            (other, _) => other,
-        };
-        match result {
-            Ok(done) => {
-                summary.succeeded += 1;
-                if deliver(write_jsonl(&mut stdout, &done.doc.chunks))? == Delivery::ReaderGone {
+                // The writer stopped (a closed stdout, an error): stop too.
+                if done.send(result).is_err() {
                     break;
                 }
             }
-            Err(failure) => {
-                summary.failed += 1;
-                // Nothing useful can be done when stderr itself is gone.
-                bar.suspend(|| writeln!(stderr, "{failure}").ok());
+        });
+        for (i, result) in chunked.into_iter().enumerate() {
+            let input = &inputs[i];
+            bar.set_message(input.path.display().to_string());
+            if let Ok(Some(note)) = result.as_ref().map(|d| d.note.as_ref()) {
+                bar.suspend(|| writeln!(stderr, "{note}").ok());
             }
+            // `--granularity`: only the chunks of the granularities asked for.
+            let result = result.map(|mut done| {
+                if !args.granularity.is_empty() {
+                    done.doc.chunks.retain(|c| {
+                        args.granularity
+                            .iter()
+                            .any(|g| g.granularity() == c.granularity)
+                    });
+                }
+                done
+            });
+            let result = match (result, &mut files_out) {
+                (Ok(done), Some((out, names))) => {
+                    let run = files::DocumentRun {
+                        path: &input.path,
+                        doc_name: &names[i],
+                        markdown: &done.markdown,
+                        meta: &done.meta,
+                        doc: done.doc,
+                        profile: used,
+                        timing: done.timing,
+                    };
+                    match out.document(run)? {
+                        Ok(()) => {
+                            summary.succeeded += 1;
+                            bar.inc(1);
+                            continue;
+                        }
+                        Err(e) => Err(FileFailure::chunking(&input.path, &e)),
+                    }
+                }
+                (other, _) => other,
+            };
+            match result {
+                Ok(done) => {
+                    summary.succeeded += 1;
+                    if deliver(write_jsonl(&mut stdout, &done.doc.chunks))? == Delivery::ReaderGone
+                    {
+                        break;
+                    }
+                }
+                Err(failure) => {
+                    summary.failed += 1;
+                    // Nothing useful can be done when stderr itself is gone.
+                    bar.suspend(|| writeln!(stderr, "{failure}").ok());
+                }
+            }
+            bar.inc(1);
         }
-        bar.inc(1);
-    }
+        Ok(())
+    })?;
     bar.finish_and_clear();
     if let Some((out, _)) = files_out {
         out.finish()?;
@@ -435,6 +453,9 @@ struct Chunked {
 
 /// Reads and chunks one file. Nothing is written yet: a file that fails
 /// leaves no output.
+/// Documents chunked ahead of the one being written.
+const CHUNKED_AHEAD: usize = 4;
+
 fn chunk_file(
     engine: &Engine,
     profile: &str,
