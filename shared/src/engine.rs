@@ -352,16 +352,21 @@ mod tests {
     use super::*;
     use crate::strategy::{Chunker, Limits, ParamError, Params, Rules, Strategy};
 
-    /// A strategy defined outside the library: one chunk per document.
+    /// A strategy defined outside the library: one chunk per document;
+    /// `Whole(true)` is `boom`, which panics instead.
     #[derive(Debug)]
-    struct Whole;
+    struct Whole(bool);
 
     #[derive(Debug)]
-    struct WholeChunker;
+    struct WholeChunker(bool);
 
     impl Strategy for Whole {
         fn name(&self) -> &'static str {
-            "whole"
+            if self.0 {
+                "boom"
+            } else {
+                "whole"
+            }
         }
         fn version(&self) -> &'static str {
             "0.1.0"
@@ -376,7 +381,7 @@ mod tests {
             &[]
         }
         fn configure(&self, _: &Params<'_>) -> Result<Arc<dyn Chunker>, ParamError> {
-            Ok(Arc::new(WholeChunker))
+            Ok(Arc::new(WholeChunker(self.0)))
         }
     }
 
@@ -396,6 +401,7 @@ mod tests {
             toml::Table::new()
         }
         fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError> {
+            assert!(!self.0, "boom");
             let span = 0..input.doc.text.len();
             Ok(crate::chunk::span::chunks_from_spans(input, &[span], true))
         }
@@ -409,7 +415,7 @@ mod tests {
     #[test]
     fn a_registered_strategy_runs_from_a_profile_file_once_experimental_is_enabled() {
         let mut registry = Registry::builtin();
-        registry.register(Whole);
+        registry.register(Whole(false));
         let build = |experimental| {
             Engine::builder()
                 .registry(registry.clone())
@@ -438,56 +444,10 @@ mod tests {
         assert_eq!(doc.chunks[0].chunk_text, "# T\n\nSome text.");
     }
 
-    /// A strategy that panics, as an auxiliary of a structural profile.
-    #[derive(Debug)]
-    struct Boom;
-
-    #[derive(Debug)]
-    struct BoomChunker;
-
-    impl Strategy for Boom {
-        fn name(&self) -> &'static str {
-            "boom"
-        }
-        fn version(&self) -> &'static str {
-            "0.1.0"
-        }
-        fn summary(&self) -> &'static str {
-            "panics"
-        }
-        fn experimental(&self) -> bool {
-            true
-        }
-        fn param_keys(&self) -> &'static [&'static str] {
-            &[]
-        }
-        fn configure(&self, _: &Params<'_>) -> Result<Arc<dyn Chunker>, ParamError> {
-            Ok(Arc::new(BoomChunker))
-        }
-    }
-
-    impl Chunker for BoomChunker {
-        fn limits(&self) -> Limits {
-            WholeChunker.limits()
-        }
-        fn rules(&self) -> Rules {
-            Rules::UNIVERSAL
-        }
-        fn params(&self) -> toml::Table {
-            toml::Table::new()
-        }
-        fn chunk(&self, _: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError> {
-            panic!("boom")
-        }
-        fn as_any(&self) -> &dyn std::any::Any {
-            self
-        }
-    }
-
     #[test]
     fn a_panicking_auxiliary_is_a_strategy_error_on_one_thread_and_on_several() {
         let mut registry = Registry::builtin();
-        registry.register(Boom);
+        registry.register(Whole(true));
         let engine = Engine::builder()
             .registry(registry)
             .profile_source(

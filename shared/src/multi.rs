@@ -27,7 +27,7 @@ const PARALLEL_FROM_TOKENS: usize = 1024;
 
 /// Whether a document of `bytes` bytes under `profile` is analysed and
 /// chunked on several threads: a multi-granularity profile, a document of
-/// more than [`PARALLEL_FROM_TOKENS`] tokens' worth of bytes.
+/// at least [`PARALLEL_FROM_TOKENS`] tokens' worth of bytes (4 per token).
 pub(crate) fn parallel(profile: &Profile, bytes: usize) -> bool {
     !profile.active_auxiliaries().is_empty() && bytes >= 4 * PARALLEL_FROM_TOKENS && lanes() > 1
 }
