@@ -91,8 +91,36 @@ def grid(kind):
         out[n] = profile(n, "recursive", {"chunk_size": 350, "chunk_overlap": 50, "separators": MD4[:6] + [". ", " ", ""]}, "none")
         n = "mdh-h12-350-50-none"
         out[n] = profile(n, "markdown_headers", {"headings": [1, 2], "chunk_size": 350, "chunk_overlap": 50}, "none")
+    elif kind == "minilm4":
+        # Sentence cuts that keep the end punctuation (the "<sentence>"
+        # separator) between lines and words.
+        for size, ov in [(300, 50), (350, 50), (400, 50), (350, 25)]:
+            n = f"rsent-{size}-{ov}-none"
+            out[n] = profile(n, "recursive", {"chunk_size": size, "chunk_overlap": ov, "separators": MD4[:6] + ["<sentence>", " ", ""]}, "none")
+    elif kind == "minilm5":
+        # Around the best sentence variant; structural sections of a similar size.
+        for size, ov in [(325, 50), (375, 50), (350, 75), (360, 50), (340, 50)]:
+            n = f"rsent-{size}-{ov}-none"
+            out[n] = profile(n, "recursive", {"chunk_size": size, "chunk_overlap": ov, "separators": MD4[:6] + ["<sentence>", " ", ""]}, "none")
+        n = "struct-300-none"
+        out[n] = profile(n, "structural", {"target_tokens": 300, "soft_max_tokens": 380, "hard_max_tokens": 450,
+                                           "overlap": {"percent_of_target": 15, "sentence_aligned": True}}, "none")
+    elif kind == "minilm6":
+        # Stubs and heading-only chunks join a neighbour (stub_tokens).
+        SENT = MD4[:6] + ["<sentence>", " ", ""]
+        for size, ov, seps, tag in [(350, 50, MD4, "rmd"), (350, 50, SENT, "rsent"), (360, 50, SENT, "rsent"),
+                                    (350, 75, SENT, "rsent"), (375, 50, SENT, "rsent"), (400, 50, SENT, "rsent")]:
+            n = f"{tag}-{size}-{ov}-stub"
+            out[n] = profile(n, "recursive", {"chunk_size": size, "chunk_overlap": ov, "separators": seps, "stub_tokens": 8}, "none")
+    elif kind == "minilm7":
+        # Sentences before lines: hard-wrapped prose is cut at sentence ends,
+        # not at its line wraps.
+        SENT2 = MD4[:5] + ["<sentence>", "\n", " ", ""]
+        for size, ov in [(300, 50), (325, 50), (350, 50), (360, 50), (350, 75), (375, 50), (400, 50)]:
+            n = f"rsl-{size}-{ov}-stub"
+            out[n] = profile(n, "recursive", {"chunk_size": size, "chunk_overlap": ov, "separators": SENT2, "stub_tokens": 8}, "none")
     elif kind == "minilm-all":
-        for k in ["minilm", "minilm2", "minilm3"]:
+        for k in ["minilm", "minilm2", "minilm3", "minilm4", "minilm5", "minilm6", "minilm7"]:
             out.update(grid(k))
     else:
         sys.exit(f"unknown grid {kind}")
@@ -140,7 +168,7 @@ def svg(rows, path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--grid", required=True, choices=["bm25", "minilm", "minilm2", "minilm3", "minilm-all"])
+    ap.add_argument("--grid", required=True, choices=["bm25", "minilm", "minilm2", "minilm3", "minilm4", "minilm5", "minilm6", "minilm7", "minilm-all"])
     ap.add_argument("--retriever", default="bm25", choices=["bm25", "minilm", "both"])
     ap.add_argument("--profiles", default="", help="built-in profiles to add, comma-separated")
     ap.add_argument("--svg")

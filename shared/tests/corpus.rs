@@ -19,7 +19,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use common::{engine, invariant_violations, level_for, meta, profile, Level};
+use common::{engine, invariant_violations, level_for, markdown_files, meta, profile, Level};
 use shared::{Chunk, ChunkType};
 
 /// Where the corpus lives relative to this crate.
@@ -34,24 +34,6 @@ const SHOWN_FAILURES: usize = 15;
 
 /// Violations shown per failing file.
 const SHOWN_PER_FILE: usize = 3;
-
-/// Every `*.md` file under `dir`, sorted.
-fn markdown_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "md") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-}
 
 /// What chunking one slice of the corpus found.
 #[derive(Default)]

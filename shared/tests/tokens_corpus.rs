@@ -9,9 +9,13 @@
 // Test code: a failed unwrap on values the test built is itself a failure.
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use shared::tokens::{DocumentTokens, TokenCounter, TokenizerKind};
+
+mod common;
+
+use common::markdown_files;
 
 /// Where the corpus lives relative to this crate.
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus");
@@ -55,24 +59,6 @@ impl SplitMix {
     fn below_or_at(&mut self, max: usize) -> usize {
         (self.next() % (max as u64 + 1)) as usize
     }
-}
-
-/// Every `*.md` file under `dir`, sorted so the sample is reproducible.
-fn markdown_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "md") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
 }
 
 fn floor_char_boundary(text: &str, mut i: usize) -> usize {

@@ -56,6 +56,8 @@ fn main() -> ExitCode {
             rate,
             median,
             profile,
+            backlog,
+            processes,
         } => ExitCode::from(worker::commands::service::bench(
             worker::commands::bench::BenchOptions {
                 inputs: worker::commands::bench::inputs_or_default(inputs.clone()),
@@ -63,6 +65,8 @@ fn main() -> ExitCode {
                 rate: *rate,
                 median: *median,
                 profile: profile.clone(),
+                backlog: *backlog,
+                processes: *processes,
             },
         )),
     }

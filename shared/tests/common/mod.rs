@@ -18,6 +18,29 @@ use shared::tokens::TokenizerKind;
 use shared::Engine;
 use shared::{Chunk, ChunkType, DocumentMeta, Profile};
 
+/// Every `*.md` file under `dir` (walked recursively), sorted, so samples
+/// and reports are reproducible.
+pub fn markdown_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let entries =
+            std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()));
+        for entry in entries {
+            let path = entry
+                .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+                .path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "md") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 /// The three built-in structural profiles.
 pub const PROFILES: [&str; 3] = ["spec-v1", "enterprise-v1", "docs-v1"];
 

@@ -157,6 +157,15 @@ pub enum Command {
         /// profiles`); without it the worker's settings choose.
         #[arg(long, value_name = "NAME")]
         profile: Option<String>,
+        /// Publish every document before the worker starts, then time the
+        /// drain (workers started to last event); --rate is ignored.
+        #[arg(long)]
+        backlog: bool,
+        /// Run the worker as N `chunk-worker run` child processes on the
+        /// same queue, sharing worker.concurrency and amqp.prefetch between
+        /// them, instead of in-process [default: 0, in-process].
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        processes: usize,
     },
 }
 
@@ -171,7 +180,9 @@ Examples:
   chunk-worker bench --median --docs 3000          # sustained throughput
   chunk-worker bench --median --docs 1500 --rate 50  # latency at 50 docs/s
   chunk-worker bench --docs 2204                   # the whole English corpus
-  chunk-worker bench --median --docs 3000 --profile recursive-v1";
+  chunk-worker bench --median --docs 3000 --profile recursive-v1
+  chunk-worker bench --median --docs 10000 --backlog               # drain a backlog
+  chunk-worker bench --median --docs 10000 --backlog --processes 2 # two processes";
 
 const DEMO_HELP: &str = "\
 The worker runs in-process with the usual settings (config/default.toml,

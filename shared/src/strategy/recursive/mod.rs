@@ -21,6 +21,10 @@
 //!   long: ours re-measures every chunk and cuts one over `chunk_size` into
 //!   token windows, so no chunk is ever over;
 //! - a chunk wholly inside the previous one (nothing new) is dropped;
+//! - with `stub_tokens = N` (off by default), a chunk under N tokens or of
+//!   headings only (`## Design Details` before a subsection too big to join)
+//!   joins the next chunk, else the previous one, when the size allows, else
+//!   takes the next chunk's first tokens with it (issue 17's "no stub");
 //! - with `keep_separator = false`, a chunk is the document slice from its
 //!   first to its last piece (LangChain rejoins the pieces with the separator
 //!   string, which differs from the text where an empty piece was dropped
@@ -38,6 +42,13 @@ use crate::strategy::params::{ParamError, Params, TARGET_TOKENS};
 use crate::strategy::{ChunkInput, Chunker, Limits, Rules, Strategy};
 
 pub(crate) use split::{Separators, Splitter};
+
+/// The separator entry that splits at sentence boundaries (the engine's
+/// sentence segmenter, [`crate::sentence::sentence_spans`]) instead of at a
+/// string: a sentence keeps its end punctuation, where `". "` with
+/// `keep_separator = "start"` would start the next chunk with it. Not in
+/// LangChain.
+pub const SENTENCE_SEPARATOR: &str = "<sentence>";
 
 /// LangChain's default separators.
 pub const DEFAULT_SEPARATORS: [&str; 4] = ["\n\n", "\n", " ", ""];
@@ -84,6 +95,9 @@ pub struct RecursiveParams {
     /// own spans never start or end with whitespace; kept for LangChain's
     /// merge, which measures untrimmed chunks).
     pub strip_whitespace: bool,
+    /// A chunk under this many tokens, or of headings only, joins a
+    /// neighbour (0: off, as LangChain). See [`split::Splitter::split`].
+    pub stub_tokens: usize,
 }
 
 impl RecursiveParams {
@@ -150,6 +164,7 @@ impl RecursiveParams {
             }
         };
         let strip_whitespace = p.bool_or("strip_whitespace", true)?;
+        let stub_tokens = p.usize_in("stub_tokens", Some(0), 0..=chunk_size / 2)?;
         let params = Self {
             chunk_size,
             chunk_overlap,
@@ -157,6 +172,7 @@ impl RecursiveParams {
             separators_regex,
             keep_separator,
             strip_whitespace,
+            stub_tokens,
         };
         // Compile once here so a bad pattern is reported at load time.
         Separators::compile(&params).map_err(|e| p.error("separators", e))?;
@@ -182,18 +198,20 @@ impl RecursiveParams {
             },
         );
         t.insert("strip_whitespace".into(), self.strip_whitespace.into());
+        t.insert("stub_tokens".into(), (self.stub_tokens as i64).into());
         t
     }
 }
 
 /// The keys of [`RecursiveParams`].
-pub(crate) const RECURSIVE_KEYS: [&str; 6] = [
+pub(crate) const RECURSIVE_KEYS: [&str; 7] = [
     "chunk_size",
     "chunk_overlap",
     "separators",
     "separators_regex",
     "keep_separator",
     "strip_whitespace",
+    "stub_tokens",
 ];
 
 /// LangChain's recursive character splitter, sized in tokens.
@@ -211,8 +229,13 @@ impl Strategy for Recursive {
     /// for strategies without a minimum).
     /// Control characters (C0/C1, DEL, bidi controls) are removed during
     /// normalization (issue 15), so such documents' output changes too.
+    ///
+    /// 1.2.0 (issue 17): `stub_tokens` and the `<sentence>` separator, both
+    /// off unless a profile names them; `retrieval-v1` and
+    /// `retrieval-minilm-v1` now do (their output changed, that of profiles
+    /// without them did not).
     fn version(&self) -> &'static str {
-        "1.1.0"
+        "1.2.0"
     }
 
     fn summary(&self) -> &'static str {

@@ -12,7 +12,8 @@ use std::ops::Range;
 
 use regex::Regex;
 
-use super::{KeepSeparator, RecursiveParams};
+use super::{KeepSeparator, RecursiveParams, SENTENCE_SEPARATOR};
+use crate::sentence::sentence_spans;
 use crate::tokens::{DocumentTokens, TokenCounter};
 
 /// One compiled separator.
@@ -20,6 +21,9 @@ use crate::tokens::{DocumentTokens, TokenCounter};
 enum Separator {
     /// `""`: split into characters.
     Chars,
+    /// [`SENTENCE_SEPARATOR`]: split into sentences (the engine's sentence
+    /// segmenter; each keeps its end punctuation and trailing whitespace).
+    Sentences,
     /// A literal string.
     Literal(String),
     /// A regular expression.
@@ -45,6 +49,8 @@ impl Separators {
             .map(|s| {
                 if s.is_empty() {
                     Ok(Separator::Chars)
+                } else if s == SENTENCE_SEPARATOR {
+                    Ok(Separator::Sentences)
                 } else if params.separators_regex {
                     Regex::new(s).map(Separator::Pattern).map_err(|e| {
                         format!("holds {s:?}, which is not a valid regular expression: {e}")
@@ -113,7 +119,60 @@ impl<'a> Splitter<'a> {
             }
             fitted.push(start..span.end);
         }
+        if self.params.stub_tokens > 0 {
+            fitted = self.absorb_stubs(fitted);
+        }
         fitted
+    }
+
+    /// A chunk under `stub_tokens` tokens or of headings only: it carries
+    /// (almost) nothing to retrieve and takes a result slot.
+    fn is_stub(&self, span: &Range<usize>) -> bool {
+        let text = &self.text[span.clone()];
+        let headings_only = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .all(|l| is_atx_heading(l.trim_start()));
+        headings_only || !self.tokens.exceeds(span.clone(), self.params.stub_tokens - 1)
+    }
+
+    /// Stubs join the next chunk when the size allows, else the previous
+    /// one, else take the next chunk's first tokens with them (a window that
+    /// overlaps it). A stub with no neighbour (the whole document) stays.
+    fn absorb_stubs(&self, mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
+        let max = self.params.chunk_size;
+        let mut out: Vec<Range<usize>> = Vec::with_capacity(spans.len());
+        for i in 0..spans.len() {
+            let span = spans[i].clone();
+            if !self.is_stub(&span) {
+                out.push(span);
+                continue;
+            }
+            if let Some(next) = spans.get(i + 1) {
+                let merged = span.start..next.end.max(span.end);
+                if !self.tokens.exceeds(merged.clone(), max) {
+                    spans[i + 1] = merged;
+                    continue;
+                }
+            }
+            if let Some(prev) = out.last_mut() {
+                let merged = prev.start..span.end.max(prev.end);
+                if !self.tokens.exceeds(merged.clone(), max) {
+                    *prev = merged;
+                    continue;
+                }
+            }
+            if let Some(next) = spans.get(i + 1) {
+                let window = span.start..next.end.max(span.end);
+                if let Some(&cut) = self.tokens.cut_points(window.clone(), max).first() {
+                    let end = span.start + self.text[span.start..cut].trim_end().len();
+                    out.push(span.start..end.max(span.end));
+                    continue;
+                }
+            }
+            out.push(span);
+        }
+        out
     }
 
     /// `_split_text(text, separators)`.
@@ -129,6 +188,7 @@ impl<'a> Splitter<'a> {
                 }
                 Separator::Literal(l) => text.contains(l.as_str()),
                 Separator::Pattern(re) => re.is_match(text),
+                Separator::Sentences => sentence_spans(text).len() > 1,
             };
             if found {
                 chosen = s;
@@ -137,8 +197,10 @@ impl<'a> Splitter<'a> {
             }
         }
         let pieces = self.pieces_at(range, chosen);
-        let joiner_len = match self.params.keep_separator {
-            KeepSeparator::No => self.tokens.counter().count(&self.separators.raw[chosen]),
+        let joiner_len = match (self.params.keep_separator, &self.separators.list[chosen]) {
+            // Sentences keep their own whitespace: nothing is re-inserted.
+            (_, Separator::Sentences) => 0,
+            (KeepSeparator::No, _) => self.tokens.counter().count(&self.separators.raw[chosen]),
             _ => 0,
         };
         let mut good: Vec<(Range<usize>, usize)> = Vec::new();
@@ -172,6 +234,14 @@ impl<'a> Splitter<'a> {
                 return text
                     .char_indices()
                     .map(|(i, c)| base + i..base + i + c.len_utf8())
+                    .collect()
+            }
+            // Sentences partition the text whatever `keep_separator` says:
+            // the end punctuation stays with its sentence.
+            Separator::Sentences => {
+                return sentence_spans(text)
+                    .into_iter()
+                    .map(|r| base + r.start..base + r.end)
                     .collect()
             }
             Separator::Literal(l) => text
@@ -255,6 +325,12 @@ impl<'a> Splitter<'a> {
     }
 }
 
+/// An ATX heading line: 1-6 `#` then a space, a tab or the line's end.
+fn is_atx_heading(line: &str) -> bool {
+    let hashes = line.bytes().take_while(|&b| b == b'#').count();
+    (1..=6).contains(&hashes) && matches!(line.as_bytes().get(hashes), None | Some(b' ' | b'\t'))
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -302,6 +378,70 @@ mod tests {
         let p = params(6, 0);
         let text = "one two three\nfour five\n\nsix seven";
         assert_eq!(split(text, &p), ["one two three\nfour five", "six seven"]);
+    }
+
+    #[test]
+    fn the_sentence_separator_keeps_end_punctuation_with_its_sentence() {
+        // Four sentences of 5-6 tokens; size 14 holds two of them, never a
+        // sentence cut in the middle, and no chunk starts with ". ".
+        let mut p = params(14, 0);
+        p.separators = vec!["\n\n".into(), "<sentence>".into(), " ".into(), "".into()];
+        let text = "The cat sat down. It was late. Dogs bark at night. Birds sing at dawn.";
+        let chunks = split(text, &p);
+        assert_eq!(
+            chunks,
+            ["The cat sat down. It was late.", "Dogs bark at night. Birds sing at dawn."]
+        );
+        // With ". " as a literal separator the punctuation moves to the next chunk.
+        p.separators = vec!["\n\n".into(), ". ".into(), " ".into(), "".into()];
+        assert!(split(text, &p).iter().any(|c| c.starts_with('.')));
+    }
+
+    fn count(text: &str) -> usize {
+        TokenizerKind::Cl100kBase.counter().count(text)
+    }
+
+    #[test]
+    fn a_heading_alone_takes_the_start_of_its_section_with_it() {
+        let mut p = params(12, 0);
+        p.separators = vec!["\n## ".into(), "\n\n".into(), " ".into(), "".into()];
+        let body: Vec<String> = (0..30).map(|i| format!("w{i}")).collect();
+        let text = format!("## Design Details\n## Part one\n{}", body.join(" "));
+        // LangChain's merge leaves the first heading alone: the section after
+        // it is too big to join.
+        let plain = split(&text, &p);
+        assert_eq!(plain[0], "## Design Details", "{plain:?}");
+        p.stub_tokens = 8;
+        let chunks = split(&text, &p);
+        assert!(chunks[0].starts_with("## Design Details\n## Part one\nw0"), "{chunks:?}");
+        for c in &chunks {
+            assert!(count(c) <= 12, "{c:?}");
+            assert!(c.lines().any(|l| !l.starts_with('#')), "headings only: {c:?}");
+        }
+        // Nothing is lost: the last word is still in the last chunk.
+        assert!(chunks.last().unwrap().ends_with("w29"));
+    }
+
+    #[test]
+    fn a_stub_at_the_end_joins_the_previous_chunk() {
+        let mut p = params(10, 0);
+        p.stub_tokens = 8;
+        let text = "a b c d e f g h i j k l m n\n\nend";
+        let chunks = split(text, &p);
+        assert_ne!(chunks.last().unwrap().as_str(), "end", "{chunks:?}");
+        assert!(chunks.last().unwrap().ends_with("n\n\nend"), "{chunks:?}");
+        p.stub_tokens = 0;
+        assert_eq!(split(text, &p).last().unwrap().as_str(), "end");
+    }
+
+    #[test]
+    fn atx_headings_are_recognised() {
+        for yes in ["# A", "###### A", "##", "## \tA"] {
+            assert!(is_atx_heading(yes), "{yes}");
+        }
+        for no in ["####### A", "#A", "text # A", ""] {
+            assert!(!is_atx_heading(no), "{no}");
+        }
     }
 
     #[test]

@@ -7,6 +7,15 @@
 //!
 //! Every document gets a fresh document id, so each one is real work
 //! (chunking, one transaction, one event), never an idempotent no-op.
+//!
+//! `--backlog` publishes every document before any worker starts and times
+//! the drain (workers started to last event); `--processes N` runs N
+//! `chunk-worker run` children on the queue instead of the in-process worker
+//! (`workers.rs`).
+
+mod cpu;
+mod storage;
+mod workers;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -18,8 +27,10 @@ use lapin::BasicProperties;
 use serde_json::json;
 
 use crate::amqp::publisher::Publisher;
-use crate::commands::inprocess::{event_consumer, InProcessWorker};
+use crate::amqp::topology::Topology;
+use crate::commands::inprocess::event_consumer;
 use crate::config::Settings;
+use workers::Workers;
 
 /// What to publish and how fast.
 #[derive(Debug, Clone)]
@@ -34,6 +45,10 @@ pub struct BenchOptions {
     pub median: bool,
     /// The profile every message names (`None`: the worker's selection).
     pub profile: Option<String>,
+    /// Publish every document before the workers start; time the drain.
+    pub backlog: bool,
+    /// `chunk-worker run` child processes (0: the worker runs in-process).
+    pub processes: usize,
 }
 
 /// Publishes awaiting their confirm at once when not rate-limited.
@@ -77,14 +92,14 @@ pub async fn run(settings: Settings, opts: BenchOptions) -> anyhow::Result<()> {
     );
     settings.database.options = settings.database.options.clone().database(&database);
     settings.database.create_if_missing = true;
+    if settings.topology_prefix.is_empty() {
+        settings.topology_prefix = "bench.".into();
+    }
     let db_settings = settings.database.clone();
-    let (worker, settings) = InProcessWorker::start(settings, "bench.").await?;
     let result = drive(&settings, &opts, &bodies).await;
-    let stopped = worker.stop().await;
     if let Err(e) = crate::store::drop_database(&db_settings).await {
         eprintln!("could not drop the bench database {database}: {e}");
     }
-    stopped?;
     result
 }
 
@@ -93,11 +108,30 @@ async fn drive(
     opts: &BenchOptions,
     bodies: &[(String, String)],
 ) -> anyhow::Result<()> {
+    // The database and the topology exist before anything is published (a
+    // backlog needs its queue) and before the workers start (children would
+    // otherwise race to create the database).
+    crate::store::ensure_database(&settings.database).await?;
+    let pool = crate::store::pool(&settings.database);
+    crate::store::migrate(&pool).await?;
     let connection = crate::amqp::connect(&settings.amqp, "chunk-worker bench").await?;
+    Topology::new(settings.topology_prefix.clone())
+        .declare(
+            &connection.create_channel().await?,
+            settings.amqp.delivery_limit,
+            settings.amqp.retry_delay,
+        )
+        .await
+        .context("declaring the bench topology")?;
     let publisher = Publisher::open(&connection).await?;
     let exchange = format!("{}ingest.events", settings.topology_prefix);
     let mut consumer =
         event_consumer(&connection, &exchange, &["chunking.completed"], "bench").await?;
+    let mut running = if opts.backlog {
+        None
+    } else {
+        Some(Workers::start(settings, opts.processes).await?)
+    };
 
     let run = uuid::Uuid::new_v4().simple().to_string();
     let run = &run[..8];
@@ -128,7 +162,8 @@ async fn drive(
         got
     });
 
-    let interval = (opts.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / opts.rate));
+    let interval =
+        (opts.rate > 0.0 && !opts.backlog).then(|| Duration::from_secs_f64(1.0 / opts.rate));
     // Unthrottled, many publishes are in flight at once, so the generator
     // (one confirm round trip per message otherwise) is not the bottleneck.
     let in_flight = if interval.is_some() {
@@ -137,6 +172,7 @@ async fn drive(
         PUBLISHES_IN_FLIGHT
     };
     let t0 = Instant::now();
+    let mut cpu_start = cpu::CpuTimes::now();
     let publisher = &publisher;
     let exchange = exchange.as_str();
     let mut results = futures_util::stream::iter(0..opts.docs)
@@ -184,11 +220,42 @@ async fn drive(
         bytes += len;
     }
     let published = t0.elapsed();
+    // With a backlog the clock starts when the workers are started.
+    let started = Instant::now();
+    if running.is_none() {
+        cpu_start = cpu::CpuTimes::now();
+        running = Some(Workers::start(settings, opts.processes).await?);
+    }
     // Every document's event, or the collector gives up after DRAIN quiet.
-    let got = collector.await.context("joining the event collector")?;
+    let got = collector.await.context("joining the event collector");
+    let cpu_used = cpu::CpuTimes::now()
+        .zip(cpu_start)
+        .map(|(end, start)| end.since(&start));
+    let stopped = match running {
+        Some(w) => w.stop().await,
+        None => Ok(()),
+    };
     // Closed here, not dropped at runtime shutdown (lapin logs that as an error).
     connection.close(200, "bench done").await.ok();
-    report(opts, &sent, &got, bytes, t0, published);
+    let got = got?;
+    stopped?;
+    let clock = if opts.backlog { started } else { t0 };
+    report(opts, &sent, &got, bytes, clock, published);
+    if let Some(cpu) = cpu_used {
+        let per = 1000.0 / got.len().max(1) as f64;
+        println!(
+            "cpu seconds per 1000 documents: worker {:.2} (with the event collector{}), postgres {:.2}, broker {:.2}",
+            cpu.worker * per,
+            if opts.processes == 0 && !opts.backlog { " and the publisher" } else { "" },
+            cpu.postgres * per,
+            cpu.broker * per
+        );
+    }
+    match storage::Storage::measure(&pool).await {
+        Ok(s) => s.print(),
+        Err(e) => eprintln!("could not measure the tables: {e}"),
+    }
+    pool.close().await;
     if got.len() < opts.docs {
         bail!("only {} of {} documents completed", got.len(), opts.docs);
     }
@@ -226,7 +293,7 @@ fn report(
         sent.len(),
         bytes as f64 / 1e6,
         published.as_secs_f64(),
-        if opts.rate > 0.0 {
+        if opts.rate > 0.0 && !opts.backlog {
             format!(" at a target of {} docs/s", opts.rate)
         } else {
             String::new()
@@ -234,11 +301,28 @@ fn report(
         all.len()
     );
     println!(
-        "throughput: {:.1} documents/s, {:.2} MB/s (first publish to last event: {:.2} s)",
+        "workers: {}",
+        if opts.processes == 0 {
+            "in-process".to_owned()
+        } else {
+            format!("{} chunk-worker run processes", opts.processes)
+        }
+    );
+    println!(
+        "throughput: {:.1} documents/s, {:.2} MB/s ({}: {:.2} s)",
         all.len() as f64 / elapsed,
         bytes as f64 / 1e6 / elapsed,
+        if opts.backlog {
+            "backlog published, workers started to last event"
+        } else {
+            "first publish to last event"
+        },
         elapsed
     );
+    if opts.backlog {
+        // Latency from publish means queueing time here, not service time.
+        return;
+    }
     for (name, v) in [
         ("all", &mut all),
         ("< 10K tokens", &mut small),

@@ -1,0 +1,62 @@
+//! Issue 17's "no waste" findings on the shipped retrieval-first profiles
+//! (`recursive` with `stub_tokens` and the `<sentence>` separator): on every
+//! fixture, no chunk of a document that has several is a stub (under 8
+//! tokens) or headings only, and no chunk starts with the end punctuation of
+//! a sentence cut before it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+
+use common::{engine, markdown_files, meta};
+
+const PROFILES: [&str; 2] = ["retrieval-v1", "retrieval-minilm-v1"];
+
+fn headings_only(text: &str) -> bool {
+    text.lines().filter(|l| !l.trim().is_empty()).all(|l| {
+        let l = l.trim_start();
+        let hashes = l.bytes().take_while(|&b| b == b'#').count();
+        (1..=6).contains(&hashes) && matches!(l.as_bytes().get(hashes), None | Some(b' ' | b'\t'))
+    })
+}
+
+#[test]
+fn retrieval_profiles_leave_no_stub_and_no_cut_punctuation() {
+    let files = markdown_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"));
+    assert!(files.len() > 20, "fixtures not found: {files:?}");
+    let mut checked = 0;
+    for profile in PROFILES {
+        for path in &files {
+            let bytes = std::fs::read(path).unwrap();
+            let name = path.file_name().unwrap().to_string_lossy();
+            let Ok(doc) = engine().chunk(&bytes, &meta("t", &name, "v1"), Some(profile)) else {
+                continue;
+            };
+            if doc.chunks.len() < 2 {
+                continue;
+            }
+            for c in &doc.chunks {
+                checked += 1;
+                assert!(
+                    c.token_count >= 8,
+                    "{profile} {name}: stub of {} tokens: {:?}",
+                    c.token_count,
+                    c.chunk_text
+                );
+                assert!(
+                    !headings_only(&c.chunk_text),
+                    "{profile} {name}: headings only: {:?}",
+                    c.chunk_text
+                );
+                assert!(
+                    !c.chunk_text.starts_with(['.', '!', '?']),
+                    "{profile} {name}: starts with punctuation: {:?}",
+                    &c.chunk_text[..c.chunk_text.len().min(60)]
+                );
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} chunks checked");
+}
