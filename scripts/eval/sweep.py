@@ -153,7 +153,10 @@ def svg(rows, path):
         for t in [100, 200, 400, 800, 1600]:
             if xl <= math.log(t) <= xh:
                 parts.append(f'<text x="{px(math.log(t))}" y="{H - M + 14}" text-anchor="middle">{t}</text>')
-        for r in rs:
+        # Candidates first, so a peer or a shipped profile is never hidden
+        # under a candidate with the same figures.
+        shipped = lambda r: bool(r.get("external")) or r["name"].startswith("retrieval")
+        for r in sorted(rs, key=shipped):
             ext = r.get("external")
             colour = "#d62728" if ext else ("#1f77b4" if not r["name"].startswith("retrieval") else "#2ca02c")
             x, y = px(math.log(max(r["mean_tokens"], 1))), py(r["recall@5"])
