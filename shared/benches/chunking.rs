@@ -19,6 +19,9 @@
     reason = "a benchmark with a broken built-in profile set should panic loudly"
 )]
 
+#[path = "../examples/common/files.rs"]
+mod files;
+
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -41,20 +44,7 @@ const WARM_UP: Duration = Duration::from_secs(2);
 /// Every `*.md` file under `dir` (recursively), sorted by path, as bytes.
 fn load(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut paths: Vec<PathBuf> = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "md") {
-                paths.push(path);
-            }
-        }
-    }
+    files::collect(dir, &mut paths);
     paths.sort();
     paths
         .into_iter()

@@ -10,6 +10,9 @@
 //! Run with `cargo bench -p shared --bench tokens -- --warm-up-time 1
 //! --measurement-time 5`. Skips when the corpus is not checked out.
 
+#[path = "../examples/common/files.rs"]
+mod files;
+
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
@@ -32,20 +35,7 @@ const CUT_MAX_TOKENS: usize = 512;
 /// Every `*.md` file under `dir`, sorted, as text.
 fn load(dir: &Path) -> Vec<String> {
     let mut paths: Vec<PathBuf> = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "md") {
-                paths.push(path);
-            }
-        }
-    }
+    files::collect(dir, &mut paths);
     paths.sort();
     paths
         .iter()

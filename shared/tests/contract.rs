@@ -14,23 +14,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{engine, invariant_violations, level_for, meta, Level};
-
-fn fixtures() -> Vec<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|rd| {
-            rd.filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "md"))
-                .filter(|p| !p.ends_with("README.md"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    assert!(files.len() >= 15, "fixtures missing in {}", dir.display());
-    files
-}
+use common::{engine, fixtures, invariant_violations, level_for, meta, Level};
 
 #[test]
 fn every_registered_strategy_ships_a_builtin_profile() {

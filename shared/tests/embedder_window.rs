@@ -7,10 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
-
-use std::path::PathBuf;
-
-use common::{invariant_violations, level_for, meta, Level};
+use common::{fixtures, invariant_violations, level_for, meta, Level};
 use shared::embed::{BpeWindow, EmbedTokenizer};
 use shared::{ChunkError, Engine};
 
@@ -61,18 +58,6 @@ fn profiles() -> Vec<(String, String)> {
             ),
         ),
     ]
-}
-
-fn fixtures() -> Vec<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md") && !p.ends_with("README.md"))
-        .collect();
-    files.sort();
-    files
 }
 
 #[test]

@@ -15,11 +15,10 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::{
-    assert_invariants, chunk_deterministic, describe, head, invariant_violations, meta, profile,
-    Level,
+    chunk_deterministic, describe, fixtures, head, invariant_violations, meta, profile, Level,
 };
 use shared::{Chunk, ChunkType, ChunkedDocument};
 
@@ -55,36 +54,30 @@ const EXTRA_SNAPSHOTS: [(&str, &str); 14] = [
 /// Chars of chunk text shown per snapshot line.
 const SHOWN_CHARS: usize = 70;
 
-fn fixtures() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(FIXTURES)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .filter(|p| p.file_name().is_some_and(|n| n != "README.md"))
-        .collect();
-    out.sort();
-    out
-}
-
 fn stem(path: &Path) -> String {
     path.file_stem().unwrap().to_string_lossy().into_owned()
 }
 
 /// Chunks one fixture (tenant `golden`, document id = stem, version `v1`),
-/// twice, asserting determinism and the invariants: every structural rule,
-/// except for `recursive` profiles, which split like LangChain (inside code
-/// fences too) and keep the universal ones.
+/// twice, asserting determinism and the invariants ([`check_invariants`]).
 fn chunk_fixture(name: &str, profile_name: &str) -> ChunkedDocument {
     let bytes = std::fs::read(Path::new(FIXTURES).join(format!("{name}.md"))).unwrap();
     let doc = chunk_deterministic(&bytes, &meta("golden", name, "v1"), profile_name);
-    let p = profile(profile_name);
-    if p.strategy == "recursive" {
-        let v = invariant_violations(&doc.normalized, &doc.chunks, p, Level::Universal);
-        assert!(v.is_empty(), "{}", describe(&v));
-    } else {
-        assert_invariants(&doc.normalized, &doc.chunks, p);
-    }
+    check_invariants(&doc, profile_name);
     doc
+}
+
+/// Every structural rule, except for `recursive` profiles, which split like
+/// LangChain (inside code fences too) and keep the universal ones.
+fn check_invariants(doc: &ChunkedDocument, profile_name: &str) {
+    let p = profile(profile_name);
+    let level = if p.strategy == "recursive" {
+        Level::Universal
+    } else {
+        Level::Full
+    };
+    let v = invariant_violations(&doc.normalized, &doc.chunks, p, level);
+    assert!(v.is_empty(), "{}", describe(&v));
 }
 
 /// Converts `html/<page>.html` and chunks it like a fixture; returns what
@@ -95,7 +88,7 @@ fn chunk_html(page: &str, profile_name: &str) -> (ChunkedDocument, String) {
     let mut m = meta("golden", page, "v1");
     m.title = converted.title.clone();
     let doc = chunk_deterministic(converted.markdown.as_bytes(), &m, profile_name);
-    assert_invariants(&doc.normalized, &doc.chunks, profile(profile_name));
+    check_invariants(&doc, profile_name);
     (doc, converted.dropped_summary())
 }
 

@@ -8,9 +8,7 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::{engine, markdown_files, meta};
+use common::{engine, fixtures, meta};
 
 const PROFILES: [&str; 2] = ["retrieval-v1", "retrieval-minilm-v1"];
 
@@ -24,16 +22,15 @@ fn headings_only(text: &str) -> bool {
 
 #[test]
 fn retrieval_profiles_leave_no_stub_and_no_cut_punctuation() {
-    let files = markdown_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"));
-    assert!(files.len() > 20, "fixtures not found: {files:?}");
+    let files = fixtures();
     let mut checked = 0;
     for profile in PROFILES {
         for path in &files {
             let bytes = std::fs::read(path).unwrap();
             let name = path.file_name().unwrap().to_string_lossy();
-            let Ok(doc) = engine().chunk(&bytes, &meta("t", &name, "v1"), Some(profile)) else {
-                continue;
-            };
+            let doc = engine()
+                .chunk(&bytes, &meta("t", &name, "v1"), Some(profile))
+                .unwrap_or_else(|e| panic!("{profile} {name}: {e}"));
             if doc.chunks.len() < 2 {
                 continue;
             }

@@ -10,6 +10,9 @@
 // Each test target uses a different subset of these helpers.
 #![allow(dead_code)]
 
+#[path = "../../examples/common/files.rs"]
+mod files;
+
 use std::fmt::Write as _;
 
 use sha2::{Digest, Sha256};
@@ -18,26 +21,30 @@ use shared::tokens::TokenizerKind;
 use shared::Engine;
 use shared::{Chunk, ChunkType, DocumentMeta, Profile};
 
-/// Every `*.md` file under `dir` (walked recursively), sorted, so samples
-/// and reports are reproducible.
+/// Every `*.md` file under `dir` (walked recursively, as the examples and
+/// benches walk), sorted, so samples and reports are reproducible; none when
+/// `dir` is not a directory.
 pub fn markdown_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let entries =
-            std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()));
-        for entry in entries {
-            let path = entry
-                .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
-                .path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "md") {
-                files.push(path);
-            }
-        }
+    if dir.is_dir() {
+        files::collect(dir, &mut files);
     }
     files.sort();
+    files
+}
+
+/// The fixtures every suite runs on: `tests/fixtures/*.md` (not the
+/// subfolders, not README.md), sorted.
+pub fn fixtures() -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md") && !p.ends_with("README.md"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 15, "fixtures missing in {}", dir.display());
     files
 }
 

@@ -451,11 +451,11 @@ struct Chunked {
     timing: (time::OffsetDateTime, std::time::Duration),
 }
 
-/// Reads and chunks one file. Nothing is written yet: a file that fails
-/// leaves no output.
 /// Documents chunked ahead of the one being written.
 const CHUNKED_AHEAD: usize = 4;
 
+/// Reads and chunks one file. Nothing is written yet: a file that fails
+/// leaves no output.
 fn chunk_file(
     engine: &Engine,
     profile: &str,

@@ -180,6 +180,8 @@ impl<'a> Splitter<'a> {
         let text = &self.text[range.clone()];
         let mut chosen = *seps.last().unwrap_or(&0);
         let mut rest: &[usize] = &[];
+        // The sentences found while looking for a separator, kept for the split.
+        let mut sentences = None;
         for (i, &s) in seps.iter().enumerate() {
             let found = match &self.separators.list[s] {
                 Separator::Chars => {
@@ -188,7 +190,12 @@ impl<'a> Splitter<'a> {
                 }
                 Separator::Literal(l) => text.contains(l.as_str()),
                 Separator::Pattern(re) => re.is_match(text),
-                Separator::Sentences => sentence_spans(text).len() > 1,
+                Separator::Sentences => {
+                    let spans = sentence_spans(text);
+                    let several = spans.len() > 1;
+                    sentences = Some(spans);
+                    several
+                }
             };
             if found {
                 chosen = s;
@@ -196,7 +203,7 @@ impl<'a> Splitter<'a> {
                 break;
             }
         }
-        let pieces = self.pieces_at(range, chosen);
+        let pieces = self.pieces_at(range, chosen, sentences);
         let joiner_len = match (self.params.keep_separator, &self.separators.list[chosen]) {
             // Sentences keep their own whitespace: nothing is re-inserted.
             (_, Separator::Sentences) => 0,
@@ -225,8 +232,14 @@ impl<'a> Splitter<'a> {
     }
 
     /// `_split_text_with_regex`: the pieces of `range` at separator `s`,
-    /// the separator kept where `keep_separator` says, empty pieces dropped.
-    fn pieces_at(&self, range: Range<usize>, s: usize) -> Vec<Range<usize>> {
+    /// the separator kept where `keep_separator` says, empty pieces dropped;
+    /// `sentences` are the sentence spans of `range` if already found.
+    fn pieces_at(
+        &self,
+        range: Range<usize>,
+        s: usize,
+        sentences: Option<Vec<Range<usize>>>,
+    ) -> Vec<Range<usize>> {
         let base = range.start;
         let text = &self.text[range.clone()];
         let matches: Vec<Range<usize>> = match &self.separators.list[s] {
@@ -239,7 +252,8 @@ impl<'a> Splitter<'a> {
             // Sentences partition the text whatever `keep_separator` says:
             // the end punctuation stays with its sentence.
             Separator::Sentences => {
-                return sentence_spans(text)
+                return sentences
+                    .unwrap_or_else(|| sentence_spans(text))
                     .into_iter()
                     .map(|r| base + r.start..base + r.end)
                     .collect()

@@ -4,8 +4,6 @@
 //! Divided by the documents, they are the per-document costs the capacity
 //! model of docs/SCALING.md is built from.
 
-use std::collections::HashMap;
-
 /// CPU seconds (user + system) per component at one moment.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CpuTimes {
@@ -23,7 +21,7 @@ impl CpuTimes {
         let me = std::process::id();
         let ticks = clock_ticks();
         let mut times = Self::default();
-        let mut seen = HashMap::new();
+        let mut read_any = false;
         for entry in std::fs::read_dir("/proc").ok()?.flatten() {
             let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
                 continue;
@@ -34,7 +32,7 @@ impl CpuTimes {
             let Some(parsed) = parse_stat(&stat) else {
                 continue;
             };
-            seen.insert(pid, ());
+            read_any = true;
             let secs = parsed.cpu_ticks as f64 / ticks;
             if pid == me || parsed.ppid == me {
                 times.worker += secs;
@@ -44,7 +42,7 @@ impl CpuTimes {
                 times.broker += secs;
             }
         }
-        (!seen.is_empty()).then_some(times)
+        read_any.then_some(times)
     }
 
     /// `self - earlier`, each component.

@@ -26,7 +26,7 @@ use futures_util::StreamExt;
 use lapin::BasicProperties;
 use serde_json::json;
 
-use crate::amqp::publisher::Publisher;
+use crate::amqp::publisher::{PublishError, Publisher};
 use crate::amqp::topology::Topology;
 use crate::commands::inprocess::event_consumer;
 use crate::config::Settings;
@@ -115,7 +115,8 @@ async fn drive(
     let pool = crate::store::pool(&settings.database);
     crate::store::migrate(&pool).await?;
     let connection = crate::amqp::connect(&settings.amqp, "chunk-worker bench").await?;
-    Topology::new(settings.topology_prefix.clone())
+    let topology = Topology::new(settings.topology_prefix.clone());
+    topology
         .declare(
             &connection.create_channel().await?,
             settings.amqp.delivery_limit,
@@ -124,7 +125,7 @@ async fn drive(
         .await
         .context("declaring the bench topology")?;
     let publisher = Publisher::open(&connection).await?;
-    let exchange = format!("{}ingest.events", settings.topology_prefix);
+    let exchange = topology.events_exchange();
     let mut consumer =
         event_consumer(&connection, &exchange, &["chunking.completed"], "bench").await?;
     let mut running = if opts.backlog {
@@ -214,10 +215,21 @@ async fn drive(
         })
         .buffer_unordered(in_flight);
     let mut bytes = 0usize;
-    while let Some(result) = results.next().await {
-        let (event_id, at, len) = result?;
-        sent.insert(event_id, (at, len));
-        bytes += len;
+    let publishing: Result<(), PublishError> = async {
+        while let Some(result) = results.next().await {
+            let (event_id, at, len) = result?;
+            sent.insert(event_id, (at, len));
+            bytes += len;
+        }
+        Ok(())
+    }
+    .await;
+    if let Err(e) = publishing {
+        // Running workers are stopped, not left behind.
+        if let Some(w) = running {
+            w.stop().await.ok();
+        }
+        return Err(e.into());
     }
     let published = t0.elapsed();
     // With a backlog the clock starts when the workers are started.
@@ -246,7 +258,7 @@ async fn drive(
         println!(
             "cpu seconds per 1000 documents: worker {:.2} (with the event collector{}), postgres {:.2}, broker {:.2}",
             cpu.worker * per,
-            if opts.processes == 0 && !opts.backlog { " and the publisher" } else { "" },
+            if opts.backlog { "" } else { " and the publisher" },
             cpu.postgres * per,
             cpu.broker * per
         );
