@@ -18,7 +18,7 @@ pub fn canonical_text(text: &str) -> String {
     // No fence can open without three backticks or tildes in a row: then
     // the whole text is one prose segment (the same result, one pass, no
     // line splitting).
-    if !text.contains("```") && !text.contains("~~~") {
+    if !has_fence_run(text.as_bytes()) {
         let mut prose = String::with_capacity(text.len());
         push_words(text, &mut prose);
         return prose;
@@ -56,36 +56,72 @@ pub fn canonical_text(text: &str) -> String {
     }
 }
 
+/// Whether `bytes` hold three backticks or three tildes in a row.
+fn has_fence_run(bytes: &[u8]) -> bool {
+    memchr::memchr2_iter(b'`', b'~', bytes)
+        .any(|i| bytes.get(i + 1..i + 3) == Some(&[bytes[i], bytes[i]][..]))
+}
+
 /// Appends the whitespace-separated words of `line` to `prose`, one space
 /// between words: `split_whitespace` semantics (Unicode White_Space), with
 /// an ASCII fast path, since this runs over every byte of every chunk.
 fn push_words(line: &str, prose: &mut String) {
     let bytes = line.as_bytes();
     let mut i = 0;
-    let mut word_start: Option<usize> = None;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let (is_space, len) = if b < 0x80 {
-            (
-                matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r'),
-                1,
-            )
-        } else {
-            let c = line[i..].chars().next().unwrap_or(' ');
-            (c.is_whitespace(), c.len_utf8())
-        };
-        match (is_space, word_start) {
-            (true, Some(s)) => {
-                push_word(&line[s..i], prose);
-                word_start = None;
+    loop {
+        while i < bytes.len() {
+            match space_len(line, i) {
+                Some(len) => i += len,
+                None => break,
             }
-            (false, None) => word_start = Some(i),
-            _ => {}
         }
-        i += len;
+        if i >= bytes.len() {
+            return;
+        }
+        let start = i;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b < 0x80 {
+                if is_ascii_space(b) {
+                    break;
+                }
+                i += 1;
+            } else if space_len(line, i).is_some() {
+                break;
+            } else {
+                i += utf8_len(b);
+            }
+        }
+        push_word(&line[start..i], prose);
     }
-    if let Some(s) = word_start {
-        push_word(&line[s..], prose);
+}
+
+/// The byte length of the whitespace character at `i`, if it is one.
+/// Outside ASCII, Unicode White_Space characters all start with byte C2, E1,
+/// E2 or E3 (U+0085, U+00A0, U+1680, U+2000..U+205F, U+3000), so other
+/// letters (Cyrillic, say) are skipped without decoding.
+fn space_len(text: &str, i: usize) -> Option<usize> {
+    let b = *text.as_bytes().get(i)?;
+    if b < 0x80 {
+        return is_ascii_space(b).then_some(1);
+    }
+    if !matches!(b, 0xC2 | 0xE1 | 0xE2 | 0xE3) {
+        return None;
+    }
+    let c = text.get(i..)?.chars().next()?;
+    c.is_whitespace().then(|| c.len_utf8())
+}
+
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
+}
+
+/// The length of the UTF-8 sequence a (non-ASCII, valid) lead byte starts.
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xF0.. => 4,
+        0xE0.. => 3,
+        _ => 2,
     }
 }
 
@@ -140,6 +176,10 @@ pub(crate) fn closes(line: &str, ch: u8, len: usize) -> bool {
 /// If `text` ends inside a fenced code block (by the line rules of
 /// [`canonical_text`]), the line that closes it (indentation and fence).
 pub fn unclosed_fence(text: &str) -> Option<String> {
+    // No fence opens without three backticks or tildes in a row.
+    if !has_fence_run(text.as_bytes()) {
+        return None;
+    }
     let mut open: Option<(u8, usize, usize)> = None;
     for line in text.split('\n') {
         match open {
@@ -258,6 +298,30 @@ mod tests {
         assert_eq!(
             canonical_text(line),
             line.split_whitespace().collect::<Vec<_>>().join(" ")
+        );
+        // Every character up to U+30FF (all Unicode spaces are below it),
+        // next to letters and spaces.
+        let mut all = String::new();
+        for (n, c) in (0x80u32..0x3100).filter_map(char::from_u32).enumerate() {
+            all.push(c);
+            all.push(if n % 3 == 0 { ' ' } else { 'x' });
+        }
+        all.push_str("😀 end");
+        assert_eq!(
+            canonical_text(&all),
+            all.split_whitespace().collect::<Vec<_>>().join(" ")
+        );
+    }
+
+    #[test]
+    fn a_fence_needs_three_backticks_or_tildes_in_a_row() {
+        assert!(!has_fence_run(b"`a` ``b`` ~~c~~ `~` ~`~"));
+        assert!(has_fence_run(b"x\n```rust"));
+        assert!(has_fence_run(b"~~~"));
+        assert!(!has_fence_run(b"``"));
+        assert_eq!(
+            canonical_text("a  b\n```\n x  y\n```\n c"),
+            "a b\n```\n x  y\n```\nc"
         );
     }
 

@@ -42,9 +42,8 @@ pub fn normalize(bytes: &[u8]) -> Result<NormalizedDocument, ChunkError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let clean = remove_controls(text);
     let unified = unify_line_endings(&clean);
-    let protected = protected_ranges(&unified);
     Ok(NormalizedDocument {
-        text: collapse_whitespace(&unified, &protected),
+        text: collapse_whitespace(&unified),
     })
 }
 
@@ -65,8 +64,20 @@ pub fn is_removed_control(c: char) -> bool {
 }
 
 fn remove_controls(text: &str) -> Cow<'_, str> {
-    // Most documents have none: one scan, no copy.
-    if !text.chars().any(is_removed_control) {
+    // Most documents have none: one byte scan, no copy. Every removed
+    // character is a byte below 0x20 or 0x7F, or starts with C2 (C1
+    // controls) or E2 (the bidi controls); only those are decoded.
+    let bytes = text.as_bytes();
+    let suspicious = bytes.iter().enumerate().any(|(i, &b)| match b {
+        b'\t' | b'\n' | b'\r' => false,
+        0..=0x1f | 0x7f => true,
+        0xC2 | 0xE2 => text
+            .get(i..)
+            .and_then(|r| r.chars().next())
+            .is_some_and(is_removed_control),
+        _ => false,
+    });
+    if !suspicious {
         return Cow::Borrowed(text);
     }
     Cow::Owned(text.chars().filter(|c| !is_removed_control(*c)).collect())
@@ -176,22 +187,41 @@ pub(crate) fn is_hspace(c: char) -> bool {
     c != '\n' && c != '\r' && c.is_whitespace()
 }
 
-fn collapse_whitespace(text: &str, protected: &[Range<usize>]) -> String {
+/// Collapses whitespace on every line outside the protected ranges. The
+/// ranges come from a Markdown parse, which is only run once a line that
+/// collapsing would change is met: a document without one is copied as it
+/// is, parse-free (issue 18).
+fn collapse_whitespace(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut prot = protected.iter().peekable();
+    let mut protected: Option<Vec<Range<usize>>> = None;
+    let mut next_range = 0;
     let mut line_start = 0;
     for line in text.split_inclusive('\n') {
         let line_end = line_start + line.len();
-        while prot.peek().is_some_and(|r| r.end <= line_start) {
-            prot.next();
+        let (body, newline) = match line.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (line, ""),
+        };
+        let lead = leading_structure_len(body);
+        let rest = &body[lead..];
+        if !needs_collapse(rest) {
+            out.push_str(line);
+            line_start = line_end;
+            continue;
         }
-        let verbatim = prot
-            .peek()
+        let ranges = protected.get_or_insert_with(|| protected_ranges(text));
+        while ranges.get(next_range).is_some_and(|r| r.end <= line_start) {
+            next_range += 1;
+        }
+        let verbatim = ranges
+            .get(next_range)
             .is_some_and(|r| r.start < line_end && line_start < r.end);
         if verbatim {
             out.push_str(line);
         } else {
-            collapse_line(line, &mut out);
+            out.push_str(&body[..lead]);
+            collapse_rest(rest, &mut out);
+            out.push_str(newline);
         }
         line_start = line_end;
     }
@@ -230,14 +260,49 @@ fn leading_structure_len(line: &str) -> usize {
     }
 }
 
-fn collapse_line(line: &str, out: &mut String) {
-    let (body, newline) = match line.strip_suffix('\n') {
-        Some(body) => (body, "\n"),
-        None => (line, ""),
-    };
-    let lead = leading_structure_len(body);
-    out.push_str(&body[..lead]);
-    let rest = &body[lead..];
+/// Whether `rest` holds anything [`collapse_rest`] changes: a run of two
+/// horizontal spaces, a tab, vertical tab or form feed, any non-ASCII space,
+/// or trailing whitespace. When it does not, the line is kept as it is.
+fn needs_collapse(rest: &str) -> bool {
+    let bytes = rest.as_bytes();
+    let mut after_space = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            match b {
+                b' ' if after_space => return true,
+                b' ' => after_space = true,
+                b'\t' | b'\x0b' | b'\x0c' => return true,
+                _ => after_space = false,
+            }
+            i += 1;
+        } else {
+            // Unicode spaces start with C2, E1, E2 or E3 (see
+            // `ids::space_len`); anything else is skipped undecoded.
+            if matches!(b, 0xC2 | 0xE1 | 0xE2 | 0xE3)
+                && rest
+                    .get(i..)
+                    .and_then(|r| r.chars().next())
+                    .is_some_and(is_hspace)
+            {
+                return true;
+            }
+            after_space = false;
+            i += match b {
+                0xF0.. => 4,
+                0xE0.. => 3,
+                _ => 2,
+            };
+        }
+    }
+    after_space
+}
+
+/// Collapses the whitespace runs of a line after its leading structure:
+/// one plain space (or one lone no-break-like space) stays, other runs
+/// become one space, trailing whitespace is dropped.
+fn collapse_rest(rest: &str, out: &mut String) {
     let mut run = String::new();
     let mut pending_run = false;
     for c in rest.chars() {
@@ -261,7 +326,6 @@ fn collapse_line(line: &str, out: &mut String) {
         }
     }
     // Trailing horizontal whitespace is dropped.
-    out.push_str(newline);
 }
 
 #[cfg(test)]
@@ -312,6 +376,32 @@ mod tests {
         for c in ['\t', '\n', '\r', ' ', 'a', '\u{a0}', '\u{200b}', '\u{feff}'] {
             assert!(!is_removed_control(c), "{c:?}");
         }
+    }
+
+    #[test]
+    fn lines_kept_as_they_are_are_the_lines_collapsing_leaves_unchanged() {
+        let parts = [
+            " ", "  ", "\t", "a", "é", "я", "\u{a0}", "\u{2003}", "—", "\u{3000}", "\u{b}", "😀",
+        ];
+        let n = parts.len();
+        let mut kept = 0;
+        for code in 0..n.pow(4) {
+            let mut line = String::new();
+            let mut k = code;
+            for _ in 0..4 {
+                line.push_str(parts[k % n]);
+                k /= n;
+            }
+            let mut collapsed = String::new();
+            collapse_rest(&line, &mut collapsed);
+            // The check may send a line to the slow path that comes out
+            // unchanged (one lone no-break space); never the other way.
+            if !needs_collapse(&line) {
+                assert_eq!(collapsed, line, "{line:?}");
+                kept += 1;
+            }
+        }
+        assert!(kept > n * n, "the fast path is taken ({kept} lines)");
     }
 
     #[test]

@@ -98,7 +98,7 @@ async fn every_cookbook_query_runs_and_gives_the_documented_answer() -> R {
          LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped \
          WHERE c.relname IN ('documents', 'source_versions', 'chunks', 'chunking_failures', 'outbox', \
                              'dlq_replays', 'current_chunks', 'document_overview', 'failure_summary', \
-                             'outbox_backlog') \
+                             'outbox_backlog', 'orphan_chunks') \
            AND c.relkind IN ('r', 'v') \
            AND (obj_description(c.oid, 'pg_class') IS NULL \
                 OR (a.attname IS NOT NULL AND c.relkind = 'r' AND col_description(c.oid, a.attnum) IS NULL)) \
@@ -107,6 +107,26 @@ async fn every_cookbook_query_runs_and_gives_the_documented_answer() -> R {
     .fetch_all(&app.pool)
     .await?;
     assert!(uncommented.is_empty(), "without a comment: {uncommented:?}");
+
+    // The audit of the dropped foreign key (issue 18): empty after the
+    // worker stored versions, and it names a chunk row whose version is gone.
+    let orphans: i64 = sqlx::query_scalar("SELECT count(*) FROM orphan_chunks")
+        .fetch_one(&app.pool)
+        .await?;
+    assert_eq!(orphans, 0, "every stored chunk has its version");
+    let mut tx = app.pool.begin().await?;
+    sqlx::query(
+        "UPDATE source_versions SET source_version_id = source_version_id || '-moved' \
+         WHERE (tenant_id, document_id, source_version_id) IN \
+           (SELECT tenant_id, document_id, source_version_id FROM chunks LIMIT 1)",
+    )
+    .execute(&mut *tx)
+    .await?;
+    let orphans: i64 = sqlx::query_scalar("SELECT count(*) FROM orphan_chunks")
+        .fetch_one(&mut *tx)
+        .await?;
+    assert!(orphans > 0, "a chunk without its version is listed");
+    tx.rollback().await?;
 
     // The analyst role reads, never writes.
     let denied = as_analyst(&app, "DELETE FROM chunks").await;

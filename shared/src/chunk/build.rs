@@ -10,8 +10,9 @@ use crate::markdown::{Block, BlockKind, CharIndex};
 use crate::profile::{BreadcrumbMode, Profile};
 use crate::strategy::ChunkInput;
 use crate::tokens::{DocumentTokens, TokenCounter};
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::fmt::Write as _;
 
 /// A heading longer than this (characters) is not a title (a figure
 /// caption that a stray `=` line made a setext H1, say).
@@ -88,7 +89,7 @@ pub(crate) struct BuildContext<'a> {
     /// Fitted breadcrumbs by heading path and budget: neighbouring chunks
     /// share a path, and fitting one counts tokens several times (issue
     /// 10: a fifth of `hierarchy-v1`'s time before this memo).
-    crumbs: RefCell<HashMap<(String, usize), String>>,
+    crumbs: RefCell<FxHashMap<(String, usize), String>>,
 }
 
 impl<'a> BuildContext<'a> {
@@ -115,10 +116,9 @@ impl<'a> BuildContext<'a> {
     /// [`fit_breadcrumb`] of `parts` within `budget`, memoized.
     fn breadcrumb(&self, parts: &[&str], budget: usize) -> String {
         // Each part with its length in front: no two paths share a key.
-        let mut path = String::new();
+        let mut path = String::with_capacity(parts.iter().map(|p| p.len() + 4).sum());
         for part in parts {
-            path.push_str(&part.len().to_string());
-            path.push(':');
+            let _ = write!(path, "{}:", part.len());
             path.push_str(part);
         }
         let key = (path, budget);

@@ -405,3 +405,24 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn packed_keys_tell_pieces_of_every_cached_length_apart() {
+    // Same bytes, different lengths (trailing NULs), and pieces on both
+    // sides of the packed limit, through one cache: every count must equal
+    // the encoder's own.
+    let bpe = &bpe_openai::cl100k_base().bpe;
+    let mut cache = PieceCache::new(TokenizerKind::Cl100kBase);
+    let mut pieces: Vec<String> = vec!["a".into(), "a\0".into(), "a\0\0".into(), "\0".into()];
+    for len in 1..=CACHED_PIECE_BYTES + 2 {
+        pieces.push("x".repeat(len));
+        pieces.push("ab".repeat(len).chars().take(len).collect());
+    }
+    for _ in 0..2 {
+        for p in &pieces {
+            let want = bpe.count(p.as_bytes());
+            assert_eq!(cache.count(p, || bpe.count(p.as_bytes())), want, "{p:?}");
+        }
+    }
+    assert_ne!(pack(b"a"), pack(b"a\0"));
+}
