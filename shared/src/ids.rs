@@ -3,6 +3,7 @@
 use sha2::{Digest, Sha256};
 
 use crate::chunk::record::Granularity;
+use crate::normalize::{is_ascii_space, space_len, utf8_len};
 use crate::profile::IdFormula;
 
 /// The canonical form of a chunk's text, used in ids and content hashes.
@@ -93,35 +94,6 @@ fn push_words(line: &str, prose: &mut String) {
             }
         }
         push_word(&line[start..i], prose);
-    }
-}
-
-/// The byte length of the whitespace character at `i`, if it is one.
-/// Outside ASCII, Unicode White_Space characters all start with byte C2, E1,
-/// E2 or E3 (U+0085, U+00A0, U+1680, U+2000..U+205F, U+3000), so other
-/// letters (Cyrillic, say) are skipped without decoding.
-fn space_len(text: &str, i: usize) -> Option<usize> {
-    let b = *text.as_bytes().get(i)?;
-    if b < 0x80 {
-        return is_ascii_space(b).then_some(1);
-    }
-    if !matches!(b, 0xC2 | 0xE1 | 0xE2 | 0xE3) {
-        return None;
-    }
-    let c = text.get(i..)?.chars().next()?;
-    c.is_whitespace().then(|| c.len_utf8())
-}
-
-fn is_ascii_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
-}
-
-/// The length of the UTF-8 sequence a (non-ASCII, valid) lead byte starts.
-fn utf8_len(lead: u8) -> usize {
-    match lead {
-        0xF0.. => 4,
-        0xE0.. => 3,
-        _ => 2,
     }
 }
 

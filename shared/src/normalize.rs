@@ -260,6 +260,35 @@ fn leading_structure_len(line: &str) -> usize {
     }
 }
 
+/// The byte length of the whitespace character at `i`, if it is one.
+/// Outside ASCII, Unicode White_Space characters all start with byte C2, E1,
+/// E2 or E3 (U+0085, U+00A0, U+1680, U+2000..U+205F, U+3000), so other
+/// letters (Cyrillic, say) are skipped without decoding.
+pub(crate) fn space_len(text: &str, i: usize) -> Option<usize> {
+    let b = *text.as_bytes().get(i)?;
+    if b < 0x80 {
+        return is_ascii_space(b).then_some(1);
+    }
+    if !matches!(b, 0xC2 | 0xE1 | 0xE2 | 0xE3) {
+        return None;
+    }
+    let c = text.get(i..)?.chars().next()?;
+    c.is_whitespace().then(|| c.len_utf8())
+}
+
+pub(crate) fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
+}
+
+/// The length of the UTF-8 sequence a (non-ASCII, valid) lead byte starts.
+pub(crate) fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xF0.. => 4,
+        0xE0.. => 3,
+        _ => 2,
+    }
+}
+
 /// Whether `rest` holds anything [`collapse_rest`] changes: a run of two
 /// horizontal spaces, a tab, vertical tab or form feed, any non-ASCII space,
 /// or trailing whitespace. When it does not, the line is kept as it is.
@@ -278,22 +307,12 @@ fn needs_collapse(rest: &str) -> bool {
             }
             i += 1;
         } else {
-            // Unicode spaces start with C2, E1, E2 or E3 (see
-            // `ids::space_len`); anything else is skipped undecoded.
-            if matches!(b, 0xC2 | 0xE1 | 0xE2 | 0xE3)
-                && rest
-                    .get(i..)
-                    .and_then(|r| r.chars().next())
-                    .is_some_and(is_hspace)
-            {
+            // Every non-ASCII space is horizontal.
+            if space_len(rest, i).is_some() {
                 return true;
             }
             after_space = false;
-            i += match b {
-                0xF0.. => 4,
-                0xE0.. => 3,
-                _ => 2,
-            };
+            i += utf8_len(b);
         }
     }
     after_space

@@ -163,10 +163,7 @@ impl TokenCounter for Bpe {
     /// cache is borrowed once per text, not once per piece.
     fn count(&self, text: &str) -> usize {
         self.with_cache(|mut cache, bpe| {
-            let mut one = |piece: &str| match cache.as_deref_mut() {
-                Some(cache) => cache.count(piece, || bpe.count(piece.as_bytes())),
-                None => bpe.count(piece.as_bytes()),
-            };
+            let mut one = |piece: &str| count_piece(cache.as_deref_mut(), bpe, piece);
             // The pieces without `pieces`' box: this runs for every short
             // text (breadcrumbs, probes).
             let tokenizer = self.tokenizer();
@@ -183,10 +180,7 @@ impl TokenCounter for Bpe {
 impl Bpe {
     /// The BPE count of one pretokenizer piece (cached as in `count`).
     fn piece_count(&self, piece: &str) -> usize {
-        self.with_cache(|cache, bpe| match cache {
-            Some(cache) => cache.count(piece, || bpe.count(piece.as_bytes())),
-            None => bpe.count(piece.as_bytes()),
-        })
+        self.with_cache(|cache, bpe| count_piece(cache, bpe, piece))
     }
 
     /// Runs `f` with this thread's piece cache for this tokenizer (`None`
@@ -215,6 +209,18 @@ impl Bpe {
             }
             Err(_) => f(None, bpe),
         })
+    }
+}
+
+/// The count of one piece, through `cache` when there is one.
+fn count_piece(
+    cache: Option<&mut PieceCache>,
+    bpe: &bpe_openai::byte_pair_encoding::BytePairEncoding,
+    piece: &str,
+) -> usize {
+    match cache {
+        Some(cache) => cache.count(piece, || bpe.count(piece.as_bytes())),
+        None => bpe.count(piece.as_bytes()),
     }
 }
 
