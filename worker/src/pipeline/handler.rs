@@ -188,14 +188,15 @@ pub async fn handle(
     };
     // Cheap duplicate / ownership check before reading and chunking; the
     // store transaction decides for real.
-    match versions::exists(&ctx.pool, &key)
+    let new_document = match versions::exists(&ctx.pool, &key)
         .await
         .map_err(|e| db_error("checking for the stored version", e))?
     {
         Existing::Yes => return Ok(Outcome::Duplicate),
         Existing::OtherTenant => return Err(tenant_mismatch(&msg).into()),
-        Existing::No => {}
-    }
+        Existing::No => false,
+        Existing::NewDocument => true,
+    };
 
     let bytes: Vec<u8> = match (&msg.markdown, &msg.markdown_uri) {
         (Some(md), _) => {
@@ -280,7 +281,16 @@ pub async fn handle(
         event_headers: event_headers.clone(),
     };
     let started = Instant::now();
-    let stored = versions::store_version_with_links(&ctx.pool, &new, &links)
+    // A document the check did not find is most likely new: its first
+    // version may go in as one statement.
+    let store = async {
+        if new_document {
+            versions::store_version_with_links(&ctx.pool, &new, &links).await
+        } else {
+            versions::store_later_version_with_links(&ctx.pool, &new, &links).await
+        }
+    };
+    let stored = store
         .instrument(tracing::info_span!("store", chunk_count = doc.chunks.len()))
         .await;
     match stored {

@@ -23,6 +23,8 @@ use std::collections::HashMap;
 
 use shared::links::{Classifier, Link, LinkConfig, LinkType};
 use shared::Chunk;
+use sqlx::postgres::PgArguments;
+use sqlx::query::Query;
 use sqlx::{Postgres, Transaction};
 
 /// First key of the tenant link lock (`pg_advisory_xact_lock(int4, int4)`);
@@ -266,6 +268,168 @@ async fn rebuild_cross_links(
     Ok(())
 }
 
+/// The `document_links` columns after tenant, source document and version,
+/// with each array's element type, in bind order.
+const LINK_COLUMNS: [(&str, &str); 17] = [
+    ("link_ordinal", "int4"),
+    ("chunk_ordinal", "int4"),
+    ("chunk_id", "text"),
+    ("url", "text"),
+    ("resolved_url", "text"),
+    ("anchor_text", "text"),
+    ("link_type", "text"),
+    ("is_image", "bool"),
+    ("target_space_key", "text"),
+    ("target_page_id", "text"),
+    ("target_title", "text"),
+    ("target_anchor", "text"),
+    ("target_issue_key", "text"),
+    ("char_start", "int8"),
+    ("byte_start", "int8"),
+    ("byte_end", "int8"),
+    ("chunk_granularity", "text"),
+];
+
+/// How many array parameters [`LinkArrays::bind`] binds.
+pub const LINK_PARAMS: usize = LINK_COLUMNS.len();
+
+/// `INSERT INTO document_links ... SELECT $1, $2, $3, u.* FROM UNNEST(...)`:
+/// tenant, source document and version are `$1`-`$3`, the arrays are bound
+/// as `$first` .. `$first + LINK_PARAMS - 1`, and `filter` (SQL, may be
+/// empty) is appended after the `FROM`.
+pub fn insert_links_sql(first: usize, filter: &str) -> String {
+    let names: Vec<&str> = LINK_COLUMNS.iter().map(|(name, _)| *name).collect();
+    let arrays: Vec<String> = LINK_COLUMNS
+        .iter()
+        .enumerate()
+        .map(|(i, (_, ty))| format!("${}::{ty}[]", first + i))
+        .collect();
+    let mut sql = format!(
+        "INSERT INTO document_links (tenant_id, source_document_id, source_version_id, {}) \
+         SELECT $1, $2, $3, u.* FROM UNNEST({}) AS u",
+        names.join(", "),
+        arrays.join(", ")
+    );
+    if !filter.is_empty() {
+        sql.push(' ');
+        sql.push_str(filter);
+    }
+    sql
+}
+
+/// The links of a version as one array per column of [`LINK_COLUMNS`].
+#[derive(Debug)]
+pub struct LinkArrays<'a> {
+    ordinal: Vec<i32>,
+    chunk_ordinal: Vec<i32>,
+    chunk_id: Vec<&'a str>,
+    url: Vec<&'a str>,
+    resolved_url: Vec<Option<&'a str>>,
+    anchor_text: Vec<&'a str>,
+    link_type: Vec<&'static str>,
+    is_image: Vec<bool>,
+    space_key: Vec<Option<&'a str>>,
+    page_id: Vec<Option<&'a str>>,
+    title: Vec<Option<&'a str>>,
+    anchor: Vec<Option<&'a str>>,
+    issue_key: Vec<Option<&'a str>>,
+    char_start: Vec<i64>,
+    byte_start: Vec<i64>,
+    byte_end: Vec<i64>,
+    chunk_granularity: Vec<&'a str>,
+}
+
+impl<'a> LinkArrays<'a> {
+    /// The arrays of `links`, each naming the id of the chunk it lies in;
+    /// fails when a link names a chunk `chunks` does not have.
+    pub fn new(chunks: &'a [Chunk], links: &'a [Link]) -> Result<Self, sqlx::Error> {
+        let chunk_ids: HashMap<(&str, u32), &str> = chunks
+            .iter()
+            .map(|c| ((c.granularity.as_str(), c.ordinal), c.chunk_id.as_str()))
+            .collect();
+        let n = links.len();
+        let mut a = Self {
+            ordinal: Vec::with_capacity(n),
+            chunk_ordinal: Vec::with_capacity(n),
+            chunk_id: Vec::with_capacity(n),
+            url: Vec::with_capacity(n),
+            resolved_url: Vec::with_capacity(n),
+            anchor_text: Vec::with_capacity(n),
+            link_type: Vec::with_capacity(n),
+            is_image: Vec::with_capacity(n),
+            space_key: Vec::with_capacity(n),
+            page_id: Vec::with_capacity(n),
+            title: Vec::with_capacity(n),
+            anchor: Vec::with_capacity(n),
+            issue_key: Vec::with_capacity(n),
+            char_start: Vec::with_capacity(n),
+            byte_start: Vec::with_capacity(n),
+            byte_end: Vec::with_capacity(n),
+            chunk_granularity: Vec::with_capacity(n),
+        };
+        for l in links {
+            let granularity = l.chunk_granularity.as_str();
+            let Some(id) = chunk_ids.get(&(granularity, l.chunk_ordinal)) else {
+                return Err(sqlx::Error::Encode(
+                    format!(
+                        "link {} refers to {granularity} chunk {}, which the version does not have",
+                        l.link_ordinal, l.chunk_ordinal
+                    )
+                    .into(),
+                ));
+            };
+            a.chunk_granularity.push(granularity);
+            a.ordinal
+                .push(i32::try_from(l.link_ordinal).unwrap_or(i32::MAX));
+            a.chunk_ordinal
+                .push(i32::try_from(l.chunk_ordinal).unwrap_or(i32::MAX));
+            a.chunk_id.push(*id);
+            a.url.push(l.url.as_str());
+            a.resolved_url.push(l.resolved_url.as_deref());
+            a.anchor_text.push(l.anchor_text.as_str());
+            a.link_type.push(l.link_type.as_str());
+            a.is_image.push(l.is_image);
+            a.space_key.push(l.target.space_key.as_deref());
+            a.page_id.push(l.target.page_id.as_deref());
+            a.title.push(l.target.title.as_deref());
+            a.anchor.push(l.target.anchor.as_deref());
+            a.issue_key.push(l.target.issue_key.as_deref());
+            a.char_start
+                .push(i64::try_from(l.char_start).unwrap_or(i64::MAX));
+            a.byte_start
+                .push(i64::try_from(l.byte_start).unwrap_or(i64::MAX));
+            a.byte_end
+                .push(i64::try_from(l.byte_end).unwrap_or(i64::MAX));
+        }
+        Ok(a)
+    }
+
+    /// Binds the arrays, in [`LINK_COLUMNS`] order, as the next
+    /// [`LINK_PARAMS`] parameters of `q`.
+    pub fn bind<'q>(self, q: Query<'q, Postgres, PgArguments>) -> Query<'q, Postgres, PgArguments>
+    where
+        'a: 'q,
+    {
+        q.bind(self.ordinal)
+            .bind(self.chunk_ordinal)
+            .bind(self.chunk_id)
+            .bind(self.url)
+            .bind(self.resolved_url)
+            .bind(self.anchor_text)
+            .bind(self.link_type)
+            .bind(self.is_image)
+            .bind(self.space_key)
+            .bind(self.page_id)
+            .bind(self.title)
+            .bind(self.anchor)
+            .bind(self.issue_key)
+            .bind(self.char_start)
+            .bind(self.byte_start)
+            .bind(self.byte_end)
+            .bind(self.chunk_granularity)
+    }
+}
+
 /// Inserts the version's links with one statement (one array per column).
 async fn insert_links(
     tx: &mut Transaction<'_, Postgres>,
@@ -274,90 +438,15 @@ async fn insert_links(
     if s.links.is_empty() {
         return Ok(());
     }
-    let chunk_ids: HashMap<(&str, u32), &str> = s
-        .chunks
-        .iter()
-        .map(|c| ((c.granularity.as_str(), c.ordinal), c.chunk_id.as_str()))
-        .collect();
-    let n = s.links.len();
-    let mut ordinal = Vec::with_capacity(n);
-    let mut chunk_ordinal = Vec::with_capacity(n);
-    let mut chunk_granularity = Vec::with_capacity(n);
-    let mut chunk_id = Vec::with_capacity(n);
-    let mut url = Vec::with_capacity(n);
-    let mut resolved_url = Vec::with_capacity(n);
-    let mut anchor_text = Vec::with_capacity(n);
-    let mut link_type = Vec::with_capacity(n);
-    let mut is_image = Vec::with_capacity(n);
-    let mut space_key = Vec::with_capacity(n);
-    let mut page_id = Vec::with_capacity(n);
-    let mut title = Vec::with_capacity(n);
-    let mut anchor = Vec::with_capacity(n);
-    let mut issue_key = Vec::with_capacity(n);
-    let mut char_start = Vec::with_capacity(n);
-    let mut byte_start = Vec::with_capacity(n);
-    let mut byte_end = Vec::with_capacity(n);
-    for l in s.links {
-        let granularity = l.chunk_granularity.as_str();
-        let Some(id) = chunk_ids.get(&(granularity, l.chunk_ordinal)) else {
-            return Err(sqlx::Error::Encode(
-                format!(
-                    "link {} refers to {granularity} chunk {}, which the version does not have",
-                    l.link_ordinal, l.chunk_ordinal
-                )
-                .into(),
-            ));
-        };
-        chunk_granularity.push(granularity);
-        ordinal.push(i32::try_from(l.link_ordinal).unwrap_or(i32::MAX));
-        chunk_ordinal.push(i32::try_from(l.chunk_ordinal).unwrap_or(i32::MAX));
-        chunk_id.push(*id);
-        url.push(l.url.as_str());
-        resolved_url.push(l.resolved_url.as_deref());
-        anchor_text.push(l.anchor_text.as_str());
-        link_type.push(l.link_type.as_str());
-        is_image.push(l.is_image);
-        space_key.push(l.target.space_key.as_deref());
-        page_id.push(l.target.page_id.as_deref());
-        title.push(l.target.title.as_deref());
-        anchor.push(l.target.anchor.as_deref());
-        issue_key.push(l.target.issue_key.as_deref());
-        char_start.push(i64::try_from(l.char_start).unwrap_or(i64::MAX));
-        byte_start.push(i64::try_from(l.byte_start).unwrap_or(i64::MAX));
-        byte_end.push(i64::try_from(l.byte_end).unwrap_or(i64::MAX));
-    }
-    sqlx::query(
-        "INSERT INTO document_links (tenant_id, source_document_id, source_version_id, link_ordinal, \
-           chunk_ordinal, chunk_id, url, resolved_url, anchor_text, link_type, is_image, target_space_key, \
-           target_page_id, target_title, target_anchor, target_issue_key, char_start, byte_start, byte_end, \
-           chunk_granularity) \
-         SELECT $1, $2, $3, u.* \
-         FROM UNNEST($4::int4[], $5::int4[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], \
-           $11::bool[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::int8[], \
-           $18::int8[], $19::int8[], $20::text[]) AS u",
-    )
-    .bind(s.tenant_id)
-    .bind(s.document_id)
-    .bind(s.source_version_id)
-    .bind(ordinal)
-    .bind(chunk_ordinal)
-    .bind(chunk_id)
-    .bind(url)
-    .bind(resolved_url)
-    .bind(anchor_text)
-    .bind(link_type)
-    .bind(is_image)
-    .bind(space_key)
-    .bind(page_id)
-    .bind(title)
-    .bind(anchor)
-    .bind(issue_key)
-    .bind(char_start)
-    .bind(byte_start)
-    .bind(byte_end)
-    .bind(chunk_granularity)
-    .execute(&mut **tx)
-    .await?;
+    let sql = insert_links_sql(4, "");
+    let q = sqlx::query(&sql)
+        .bind(s.tenant_id)
+        .bind(s.document_id)
+        .bind(s.source_version_id);
+    LinkArrays::new(s.chunks, s.links)?
+        .bind(q)
+        .execute(&mut **tx)
+        .await?;
     Ok(())
 }
 

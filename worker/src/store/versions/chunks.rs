@@ -1,10 +1,225 @@
-//! Inserting the chunk rows of a version (one statement, arrays bound).
+//! The chunk rows of a version: one array per column, `UNNEST`ed by one
+//! `INSERT ... SELECT`, alone ([`insert_chunks`]) or inside the one-statement
+//! write of a new document's first version ([`super::first`]).
 
 use shared::Chunk;
+use sqlx::postgres::PgArguments;
+use sqlx::query::Query;
 use sqlx::{Postgres, Transaction};
 
-/// Inserts all chunks with one statement: one array per column, `UNNEST`ed.
-/// `headings_path` (ragged) travels as one JSON array per chunk.
+/// The `chunks` columns the arrays fill, with each array's element type, in
+/// bind order. `headings_path` (ragged) travels as one JSON array per chunk
+/// and `facet_json` as JSON text; [`insert_sql`] converts both.
+const COLUMNS: [(&str, &str); 31] = [
+    ("tenant_id", "text"),
+    ("document_id", "text"),
+    ("source_version_id", "text"),
+    ("ordinal", "int4"),
+    ("chunk_id", "text"),
+    ("granularity", "text"),
+    ("chunk_type", "text"),
+    ("headings_path", "text"),
+    ("chunk_path", "text"),
+    ("chunk_text", "text"),
+    ("embed_text", "text"),
+    ("token_count", "int4"),
+    ("char_start", "int8"),
+    ("char_end", "int8"),
+    ("byte_start", "int8"),
+    ("byte_end", "int8"),
+    ("block_start_idx", "int4"),
+    ("block_end_idx", "int4"),
+    ("overlap_prefix_chars", "int4"),
+    ("closing_suffix_chars", "int4"),
+    ("content_hash", "text"),
+    ("profile", "text"),
+    ("chunker_version", "text"),
+    ("tokenizer", "text"),
+    ("source_url", "text"),
+    ("file_path", "text"),
+    ("embed_token_count", "int4"),
+    ("chunk_key", "text"),
+    ("parent_chunk_id", "text"),
+    ("is_table", "bool"),
+    ("facet_json", "text"),
+];
+
+/// How many parameters [`ChunkArrays::bind`] binds.
+pub(super) const PARAMS: usize = COLUMNS.len();
+
+/// `INSERT INTO chunks ... SELECT ... FROM UNNEST(...)` with the arrays bound
+/// as `$first` .. `$first + PARAMS - 1`, and `filter` (SQL, may be empty)
+/// appended after the `FROM`.
+pub(super) fn insert_sql(first: usize, filter: &str) -> String {
+    let names: Vec<&str> = COLUMNS.iter().map(|(name, _)| *name).collect();
+    let select: Vec<String> = names
+        .iter()
+        .map(|name| match *name {
+            "headings_path" => {
+                "ARRAY(SELECT jsonb_array_elements_text(u.headings_path::jsonb))".to_owned()
+            }
+            "facet_json" => "u.facet_json::jsonb".to_owned(),
+            _ => format!("u.{name}"),
+        })
+        .collect();
+    let arrays: Vec<String> = COLUMNS
+        .iter()
+        .enumerate()
+        .map(|(i, (_, ty))| format!("${}::{ty}[]", first + i))
+        .collect();
+    format!(
+        "INSERT INTO chunks ({names}) SELECT {select} FROM UNNEST({arrays}) AS u({names}){filter}",
+        names = names.join(", "),
+        select = select.join(", "),
+        arrays = arrays.join(", "),
+        filter = if filter.is_empty() {
+            String::new()
+        } else {
+            format!(" {filter}")
+        },
+    )
+}
+
+/// The chunks of a version as one array per column of [`COLUMNS`].
+#[derive(Debug)]
+pub(super) struct ChunkArrays<'a> {
+    tenant: Vec<&'a str>,
+    document: Vec<&'a str>,
+    version: Vec<&'a str>,
+    ordinal: Vec<i32>,
+    chunk_id: Vec<&'a str>,
+    granularity: Vec<&'a str>,
+    chunk_type: Vec<&'a str>,
+    headings: Vec<String>,
+    chunk_path: Vec<&'a str>,
+    chunk_text: Vec<&'a str>,
+    embed_text: Vec<&'a str>,
+    token_count: Vec<i32>,
+    char_start: Vec<i64>,
+    char_end: Vec<i64>,
+    byte_start: Vec<i64>,
+    byte_end: Vec<i64>,
+    block_start: Vec<i32>,
+    block_end: Vec<i32>,
+    overlap: Vec<i32>,
+    closing: Vec<i32>,
+    content_hash: Vec<&'a str>,
+    profile: Vec<&'a str>,
+    chunker_version: Vec<&'a str>,
+    tokenizer: Vec<&'a str>,
+    source_url: Vec<Option<&'a str>>,
+    file_path: Vec<Option<&'a str>>,
+    embed_tokens: Vec<Option<i32>>,
+    chunk_key: Vec<Option<&'a str>>,
+    parent: Vec<Option<&'a str>>,
+    is_table: Vec<Option<bool>>,
+    facet: Vec<Option<String>>,
+}
+
+impl<'a> ChunkArrays<'a> {
+    /// The arrays of `chunks`; fails only if a JSON column cannot be encoded.
+    pub(super) fn new(chunks: &'a [Chunk]) -> Result<Self, sqlx::Error> {
+        let encode = |e: serde_json::Error| sqlx::Error::Encode(Box::new(e));
+        let column = |f: fn(&'a Chunk) -> &'a str| chunks.iter().map(f).collect::<Vec<_>>();
+        Ok(Self {
+            tenant: column(|c| c.tenant_id.as_str()),
+            document: column(|c| c.document_id.as_str()),
+            version: column(|c| c.source_version_id.as_str()),
+            ordinal: chunks.iter().map(|c| to_i32(c.ordinal)).collect(),
+            chunk_id: column(|c| c.chunk_id.as_str()),
+            granularity: column(|c| c.granularity.as_str()),
+            chunk_type: column(|c| c.chunk_type.as_str()),
+            headings: chunks
+                .iter()
+                .map(|c| serde_json::to_string(&c.headings_path))
+                .collect::<Result<_, _>>()
+                .map_err(encode)?,
+            chunk_path: column(|c| c.chunk_path.as_str()),
+            chunk_text: column(|c| c.chunk_text.as_str()),
+            embed_text: column(|c| c.embed_text.as_str()),
+            token_count: chunks.iter().map(|c| to_i32(c.token_count)).collect(),
+            char_start: chunks.iter().map(|c| to_i64(c.char_start)).collect(),
+            char_end: chunks.iter().map(|c| to_i64(c.char_end)).collect(),
+            byte_start: chunks.iter().map(|c| to_i64(c.byte_start)).collect(),
+            byte_end: chunks.iter().map(|c| to_i64(c.byte_end)).collect(),
+            block_start: chunks.iter().map(|c| to_i32(c.block_start_idx)).collect(),
+            block_end: chunks.iter().map(|c| to_i32(c.block_end_idx)).collect(),
+            overlap: chunks
+                .iter()
+                .map(|c| to_i32(c.overlap_prefix_chars))
+                .collect(),
+            closing: chunks
+                .iter()
+                .map(|c| to_i32(c.closing_suffix_chars))
+                .collect(),
+            content_hash: column(|c| c.content_hash.as_str()),
+            profile: column(|c| c.profile.as_str()),
+            chunker_version: column(|c| c.chunker_version.as_str()),
+            tokenizer: column(|c| c.tokenizer.as_str()),
+            source_url: chunks.iter().map(|c| c.source_url.as_deref()).collect(),
+            file_path: chunks.iter().map(|c| c.file_path.as_deref()).collect(),
+            embed_tokens: chunks
+                .iter()
+                .map(|c| c.embed_token_count.map(to_i32))
+                .collect(),
+            chunk_key: chunks.iter().map(|c| c.chunk_key.as_deref()).collect(),
+            parent: chunks
+                .iter()
+                .map(|c| c.parent_chunk_id.as_deref())
+                .collect(),
+            is_table: chunks.iter().map(|c| c.is_table).collect(),
+            facet: chunks
+                .iter()
+                .map(|c| c.facet_json.as_ref().map(serde_json::to_string).transpose())
+                .collect::<Result<_, _>>()
+                .map_err(encode)?,
+        })
+    }
+
+    /// Binds the arrays, in [`COLUMNS`] order, as the next [`PARAMS`]
+    /// parameters of `q`.
+    pub(super) fn bind<'q>(
+        self,
+        q: Query<'q, Postgres, PgArguments>,
+    ) -> Query<'q, Postgres, PgArguments>
+    where
+        'a: 'q,
+    {
+        q.bind(self.tenant)
+            .bind(self.document)
+            .bind(self.version)
+            .bind(self.ordinal)
+            .bind(self.chunk_id)
+            .bind(self.granularity)
+            .bind(self.chunk_type)
+            .bind(self.headings)
+            .bind(self.chunk_path)
+            .bind(self.chunk_text)
+            .bind(self.embed_text)
+            .bind(self.token_count)
+            .bind(self.char_start)
+            .bind(self.char_end)
+            .bind(self.byte_start)
+            .bind(self.byte_end)
+            .bind(self.block_start)
+            .bind(self.block_end)
+            .bind(self.overlap)
+            .bind(self.closing)
+            .bind(self.content_hash)
+            .bind(self.profile)
+            .bind(self.chunker_version)
+            .bind(self.tokenizer)
+            .bind(self.source_url)
+            .bind(self.file_path)
+            .bind(self.embed_tokens)
+            .bind(self.chunk_key)
+            .bind(self.parent)
+            .bind(self.is_table)
+            .bind(self.facet)
+    }
+}
+
+/// Inserts all chunks of a version with one statement.
 pub(super) async fn insert_chunks(
     tx: &mut Transaction<'_, Postgres>,
     chunks: &[Chunk],
@@ -12,136 +227,11 @@ pub(super) async fn insert_chunks(
     if chunks.is_empty() {
         return Ok(());
     }
-    let n = chunks.len();
-    let mut tenant = Vec::with_capacity(n);
-    let mut document = Vec::with_capacity(n);
-    let mut version = Vec::with_capacity(n);
-    let mut ordinal = Vec::with_capacity(n);
-    let mut chunk_id = Vec::with_capacity(n);
-    let mut granularity = Vec::with_capacity(n);
-    let mut chunk_type = Vec::with_capacity(n);
-    let mut headings = Vec::with_capacity(n);
-    let mut chunk_path = Vec::with_capacity(n);
-    let mut chunk_text = Vec::with_capacity(n);
-    let mut embed_text = Vec::with_capacity(n);
-    let mut token_count = Vec::with_capacity(n);
-    let mut embed_tokens: Vec<Option<i32>> = Vec::with_capacity(n);
-    let mut char_start = Vec::with_capacity(n);
-    let mut char_end = Vec::with_capacity(n);
-    let mut byte_start = Vec::with_capacity(n);
-    let mut byte_end = Vec::with_capacity(n);
-    let mut block_start = Vec::with_capacity(n);
-    let mut block_end = Vec::with_capacity(n);
-    let mut overlap = Vec::with_capacity(n);
-    let mut closing = Vec::with_capacity(n);
-    let mut content_hash = Vec::with_capacity(n);
-    let mut profile = Vec::with_capacity(n);
-    let mut chunker_version = Vec::with_capacity(n);
-    let mut tokenizer = Vec::with_capacity(n);
-    let mut source_url = Vec::with_capacity(n);
-    let mut file_path = Vec::with_capacity(n);
-    let mut chunk_key = Vec::with_capacity(n);
-    let mut parent = Vec::with_capacity(n);
-    let mut is_table: Vec<Option<bool>> = Vec::with_capacity(n);
-    let mut facet: Vec<Option<String>> = Vec::with_capacity(n);
-    for c in chunks {
-        chunk_key.push(c.chunk_key.as_deref());
-        parent.push(c.parent_chunk_id.as_deref());
-        is_table.push(c.is_table);
-        facet.push(
-            c.facet_json
-                .as_ref()
-                .map(serde_json::to_string)
-                .transpose()
-                .map_err(|e| sqlx::Error::Encode(Box::new(e)))?,
-        );
-        tenant.push(c.tenant_id.as_str());
-        document.push(c.document_id.as_str());
-        version.push(c.source_version_id.as_str());
-        ordinal.push(to_i32(c.ordinal));
-        chunk_id.push(c.chunk_id.as_str());
-        granularity.push(c.granularity.as_str());
-        chunk_type.push(c.chunk_type.as_str());
-        headings.push(
-            serde_json::to_string(&c.headings_path)
-                .map_err(|e| sqlx::Error::Encode(Box::new(e)))?,
-        );
-        chunk_path.push(c.chunk_path.as_str());
-        chunk_text.push(c.chunk_text.as_str());
-        embed_text.push(c.embed_text.as_str());
-        token_count.push(to_i32(c.token_count));
-        embed_tokens.push(c.embed_token_count.map(to_i32));
-        char_start.push(to_i64(c.char_start));
-        char_end.push(to_i64(c.char_end));
-        byte_start.push(to_i64(c.byte_start));
-        byte_end.push(to_i64(c.byte_end));
-        block_start.push(to_i32(c.block_start_idx));
-        block_end.push(to_i32(c.block_end_idx));
-        overlap.push(to_i32(c.overlap_prefix_chars));
-        closing.push(to_i32(c.closing_suffix_chars));
-        content_hash.push(c.content_hash.as_str());
-        profile.push(c.profile.as_str());
-        chunker_version.push(c.chunker_version.as_str());
-        tokenizer.push(c.tokenizer.as_str());
-        source_url.push(c.source_url.as_deref());
-        file_path.push(c.file_path.as_deref());
-    }
-    sqlx::query(
-        "INSERT INTO chunks (tenant_id, document_id, source_version_id, ordinal, chunk_id, granularity, \
-           chunk_type, headings_path, chunk_path, chunk_text, embed_text, token_count, char_start, char_end, \
-           byte_start, byte_end, block_start_idx, block_end_idx, overlap_prefix_chars, closing_suffix_chars, \
-           content_hash, profile, chunker_version, tokenizer, source_url, file_path, embed_token_count, \
-           chunk_key, parent_chunk_id, is_table, facet_json) \
-         SELECT u.tenant_id, u.document_id, u.source_version_id, u.ordinal, u.chunk_id, u.granularity, \
-           u.chunk_type, ARRAY(SELECT jsonb_array_elements_text(u.headings::jsonb)), u.chunk_path, \
-           u.chunk_text, u.embed_text, u.token_count, u.char_start, u.char_end, u.byte_start, u.byte_end, \
-           u.block_start_idx, u.block_end_idx, u.overlap_prefix_chars, u.closing_suffix_chars, \
-           u.content_hash, u.profile, u.chunker_version, u.tokenizer, u.source_url, u.file_path, \
-           u.embed_token_count, u.chunk_key, u.parent_chunk_id, u.is_table, u.facet_json::jsonb \
-         FROM UNNEST($1::text[], $2::text[], $3::text[], $4::int4[], $5::text[], $6::text[], $7::text[], \
-           $8::text[], $9::text[], $10::text[], $11::text[], $12::int4[], $13::int8[], $14::int8[], \
-           $15::int8[], $16::int8[], $17::int4[], $18::int4[], $19::int4[], $20::int4[], $21::text[], \
-           $22::text[], $23::text[], $24::text[], $25::text[], $26::text[], $27::int4[], $28::text[], \
-           $29::text[], $30::bool[], $31::text[]) \
-           AS u(tenant_id, document_id, source_version_id, ordinal, chunk_id, granularity, chunk_type, \
-             headings, chunk_path, chunk_text, embed_text, token_count, char_start, char_end, byte_start, \
-             byte_end, block_start_idx, block_end_idx, overlap_prefix_chars, closing_suffix_chars, \
-             content_hash, profile, chunker_version, tokenizer, source_url, file_path, embed_token_count, \
-             chunk_key, parent_chunk_id, is_table, facet_json)",
-    )
-    .bind(tenant)
-    .bind(document)
-    .bind(version)
-    .bind(ordinal)
-    .bind(chunk_id)
-    .bind(granularity)
-    .bind(chunk_type)
-    .bind(headings)
-    .bind(chunk_path)
-    .bind(chunk_text)
-    .bind(embed_text)
-    .bind(token_count)
-    .bind(char_start)
-    .bind(char_end)
-    .bind(byte_start)
-    .bind(byte_end)
-    .bind(block_start)
-    .bind(block_end)
-    .bind(overlap)
-    .bind(closing)
-    .bind(content_hash)
-    .bind(profile)
-    .bind(chunker_version)
-    .bind(tokenizer)
-    .bind(source_url)
-    .bind(file_path)
-    .bind(embed_tokens)
-    .bind(chunk_key)
-    .bind(parent)
-    .bind(is_table)
-    .bind(facet)
-    .execute(&mut **tx)
-    .await?;
+    let sql = insert_sql(1, "");
+    ChunkArrays::new(chunks)?
+        .bind(sqlx::query(&sql))
+        .execute(&mut **tx)
+        .await?;
     Ok(())
 }
 
@@ -154,4 +244,19 @@ pub(super) fn to_i32(v: u32) -> i32 {
 
 pub(super) fn to_i64(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_statement_numbers_every_array_from_first() {
+        let sql = insert_sql(25, "WHERE true");
+        assert!(sql.contains("UNNEST($25::text[], $26::text[], $27::text[], $28::int4[]"));
+        assert!(sql.contains(&format!("${}::text[]) AS u(", 25 + PARAMS - 1)));
+        assert!(!sql.contains(&format!("${}", 25 + PARAMS)));
+        assert!(sql.ends_with(" WHERE true"));
+        assert!(insert_sql(1, "").ends_with("facet_json)"));
+    }
 }

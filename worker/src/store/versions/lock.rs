@@ -5,7 +5,7 @@ use time::OffsetDateTime;
 
 use crate::store::links::DocumentKeys;
 
-use super::NewVersion;
+use super::{row, NewVersion};
 
 /// The current version of a locked document.
 #[derive(Debug)]
@@ -43,21 +43,14 @@ pub(super) async fn lock_document(
     // until it commits, like a locked one.
     // A new document's first version is its current one: the row is
     // written complete, with no update after it.
-    let created: Option<i32> = sqlx::query_scalar(
+    let insert = sqlx::query(
         "INSERT INTO documents (tenant_id, document_id, current_source_version_id, \
            current_source_version_seq, current_occurred_at, page_id, space_key, title) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING 1",
-    )
-    .bind(v.tenant_id)
-    .bind(v.document_id)
-    .bind(v.source_version_id)
-    .bind(v.source_version_seq)
-    .bind(v.occurred_at)
-    .bind(&keys.page_id)
-    .bind(&keys.space_key)
-    .bind(&keys.title)
-    .fetch_optional(&mut **tx)
-    .await?;
+    );
+    let created = row::bind_document_keys(row::bind_key(insert, v), keys)
+        .fetch_optional(&mut **tx)
+        .await?;
     if created.is_some() {
         return Ok(Locked::Created);
     }

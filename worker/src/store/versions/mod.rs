@@ -10,7 +10,9 @@
 
 mod chunks;
 pub mod event;
+mod first;
 mod lock;
+mod row;
 
 use shared::contract::COMPLETED_ROUTING_KEY;
 use shared::links::Link;
@@ -24,6 +26,7 @@ use chunks::insert_chunks;
 use lock::{lock_document, Locked};
 
 pub use event::{change_set, completed_event_id, EVENTS_EXCHANGE, EVENT_NAMESPACE};
+pub use first::store_first_version;
 
 /// Everything stored for one source version.
 #[derive(Debug)]
@@ -148,7 +151,7 @@ pub async fn exists(pool: &PgPool, v: &NewVersionKey<'_>) -> Result<Existing, sq
     .fetch_optional(pool)
     .await?;
     Ok(match found {
-        None => Existing::No,
+        None => Existing::NewDocument,
         Some((owner, _)) if owner != v.tenant_id => Existing::OtherTenant,
         Some((_, true)) => Existing::Yes,
         Some((_, false)) => Existing::No,
@@ -171,8 +174,10 @@ pub struct NewVersionKey<'a> {
 pub enum Existing {
     /// Stored already.
     Yes,
-    /// Not stored.
+    /// Not stored; the document has other versions.
     No,
+    /// Not stored, and the document has no row yet.
+    NewDocument,
     /// The document belongs to another tenant.
     OtherTenant,
 }
@@ -184,14 +189,42 @@ pub async fn store_version(pool: &PgPool, v: &NewVersion<'_>) -> Result<StoreOut
 
 /// Stores a version and, when it becomes current, its `links` (replacing the
 /// document's previous ones, see [`crate::store::links`]) in one transaction.
+/// A new document's first version that takes no part in link resolution is
+/// written by one statement instead ([`store_first_version`]); when its row turns out to
+/// exist, the transaction runs.
 pub async fn store_version_with_links(
     pool: &PgPool,
     v: &NewVersion<'_>,
     links: &[Link],
 ) -> Result<StoreOutcome, StoreError> {
     let keys = DocumentKeys::from_metadata(&v.metadata);
+    if let Some(stored) = store_first_version(pool, v, links, &keys).await? {
+        return Ok(stored);
+    }
+    store_in_transaction(pool, v, links, &keys).await
+}
+
+/// [`store_version_with_links`] for a document whose row a check just found
+/// ([`Existing::No`]): the one-statement path of a first version is not
+/// tried, since it would write nothing.
+pub async fn store_later_version_with_links(
+    pool: &PgPool,
+    v: &NewVersion<'_>,
+    links: &[Link],
+) -> Result<StoreOutcome, StoreError> {
+    store_in_transaction(pool, v, links, &DocumentKeys::from_metadata(&v.metadata)).await
+}
+
+/// The general path: lock (or create) the document row, compare versions,
+/// write everything, commit.
+async fn store_in_transaction(
+    pool: &PgPool,
+    v: &NewVersion<'_>,
+    links: &[Link],
+    keys: &DocumentKeys,
+) -> Result<StoreOutcome, StoreError> {
     let mut tx = pool.begin().await?;
-    let (created, current) = match lock_document(&mut tx, v, &keys).await? {
+    let (created, current) = match lock_document(&mut tx, v, keys).await? {
         Locked::Created => (true, None),
         Locked::Existing(current) => (false, current),
         Locked::AlreadyStored => {
@@ -255,31 +288,17 @@ pub async fn store_version_with_links(
     );
     let (total_tokens, chunk_count) = (event.total_tokens, event.chunk_count);
 
-    sqlx::query(
+    let insert = sqlx::query(
         "INSERT INTO source_versions (tenant_id, document_id, source_version_id, source_version_seq, \
            occurred_at, source_type, causation_id, correlation_id, content_sha256, normalized_markdown, \
            metadata, profile, chunker_version, tokenizer, chunk_count, total_tokens, status) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
-    )
-    .bind(v.tenant_id)
-    .bind(v.document_id)
-    .bind(v.source_version_id)
-    .bind(v.source_version_seq)
-    .bind(v.occurred_at)
-    .bind(v.source_type)
-    .bind(v.causation_id)
-    .bind(v.correlation_id)
-    .bind(&v.content_sha256)
-    .bind(v.normalized)
-    .bind(&v.metadata)
-    .bind(v.profile)
-    .bind(v.chunker_version)
-    .bind(v.tokenizer)
-    .bind(i32::try_from(chunk_count).unwrap_or(i32::MAX))
-    .bind(i64::try_from(total_tokens).unwrap_or(i64::MAX))
-    .bind(if is_current { "current" } else { "superseded" })
-    .execute(&mut *tx)
-    .await?;
+    );
+    let insert = row::bind_version_facts(row::bind_key(insert, v), v, chunk_count, total_tokens);
+    insert
+        .bind(if is_current { "current" } else { "superseded" })
+        .execute(&mut *tx)
+        .await?;
 
     insert_chunks(&mut tx, v.chunks).await?;
 
@@ -323,7 +342,7 @@ pub async fn store_version_with_links(
                 source_version_id: v.source_version_id,
                 chunks: v.chunks,
                 links,
-                keys: &keys,
+                keys,
                 first_version: created,
             },
         )
