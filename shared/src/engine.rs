@@ -7,7 +7,7 @@
 //! reads the file). Every document is analysed once (normalization, blocks,
 //! token counts) and the same analysis feeds the strategy and validation.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use crate::chunk::record::{Chunk, DocumentMeta};
 use crate::chunk::validate::validate;
@@ -17,7 +17,7 @@ use crate::markdown::{parse_blocks, Block};
 use crate::normalize::{normalize, NormalizedDocument};
 use crate::profile::{Profile, ProfileOrigin, ProfileSet, DEFAULT_PROFILE};
 use crate::strategy::{ChunkInput, Registry};
-use crate::tokens::{DocumentTokens, PieceCache, TokenizerKind};
+use crate::tokens::DocumentTokens;
 
 /// The result of chunking one document.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,25 +136,21 @@ impl EngineBuilder {
             registry,
             experimental,
             embedder,
-            caches: Mutex::new(Vec::new()),
         })
     }
 }
 
 /// Profiles + strategies: everything needed to chunk documents.
 ///
-/// An engine is shared by all threads that chunk (`Arc<Engine>`); it keeps a
-/// small pool of [`PieceCache`]s so that counting a document reuses the
-/// piece counts of earlier documents.
+/// An engine is shared by all threads that chunk (`Arc<Engine>`); counting a
+/// document reuses the piece counts of earlier documents through the
+/// thread's [`crate::tokens::PieceCache`].
 #[derive(Debug)]
 pub struct Engine {
     profiles: ProfileSet,
     registry: Registry,
     experimental: bool,
     embedder: Option<Arc<dyn Embedder>>,
-    // A std Mutex: held only to pop or push a cache, never across chunking,
-    // so threads never wait on each other's work.
-    caches: Mutex<Vec<PieceCache>>,
 }
 
 impl Engine {
@@ -233,24 +229,23 @@ impl Engine {
         let profile = self.profile(profile)?;
         window_ready(profile)?;
         let doc = normalize(markdown)?;
-        let kind = profile.tokenizer;
-        let mut cache = self.take_cache(kind);
-        let count =
-            |cache: &mut PieceCache| DocumentTokens::with_cache(kind.counter(), &doc.text, cache);
+        let counter = profile.tokenizer.counter();
+        // The thread's piece cache, shared with every other count on this
+        // thread (breadcrumbs, probes) and kept across documents.
+        let count = || DocumentTokens::with_thread_cache(counter, &doc.text);
         let (tokens, blocks) = if crate::multi::parallel(profile, doc.text.len()) {
             // A multi-granularity profile uses the cores from the start: the
             // blocks are parsed while the tokens are counted.
             std::thread::scope(|s| {
                 let blocks = s.spawn(|| parse_blocks(&doc.text));
-                let tokens = count(&mut cache);
+                let tokens = count();
                 // A panic there panics here, as it would have unthreaded.
                 let blocks = blocks.join().unwrap_or_else(|_| parse_blocks(&doc.text));
                 (tokens, blocks)
             })
         } else {
-            (count(&mut cache), parse_blocks(&doc.text))
+            (count(), parse_blocks(&doc.text))
         };
-        self.put_cache(cache);
         let chunks = chunk_with_tokens(&doc, &blocks, &tokens, meta, profile, self.embedder())?;
         drop(tokens);
         // The normalized text moves into the result: a large document is
@@ -262,21 +257,6 @@ impl Engine {
             chunker_version: profile.chunker_version.clone(),
             tokenizer: profile.tokenizer.name(),
         })
-    }
-
-    fn take_cache(&self, kind: TokenizerKind) -> PieceCache {
-        let mut pool = self.caches.lock().unwrap_or_else(PoisonError::into_inner);
-        match pool.iter().position(|c| c.kind() == kind) {
-            Some(i) => pool.swap_remove(i),
-            None => PieceCache::new(kind),
-        }
-    }
-
-    fn put_cache(&self, cache: PieceCache) {
-        self.caches
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(cache);
     }
 }
 

@@ -376,6 +376,18 @@ impl<'a> DocumentTokens<'a> {
         }
     }
 
+    /// Like [`DocumentTokens::with_cache`] with the calling thread's piece
+    /// cache for the tokenizer: the same cache that [`Bpe`]'s `count` fills
+    /// for breadcrumbs and probes, so a word the document index counted is
+    /// never sent to the encoder again on this thread, and the other way
+    /// round.
+    pub fn with_thread_cache(counter: Bpe, text: &'a str) -> Self {
+        counter.with_cache(|cache, _| match cache {
+            Some(cache) => Self::with_cache(counter, text, cache),
+            None => Self::new(counter, text),
+        })
+    }
+
     /// The document these counts are for.
     pub fn text(&self) -> &'a str {
         self.text
