@@ -73,7 +73,7 @@ impl Limiter {
     /// user's cell was spent, so the wait covers one user interval too.
     pub fn check(&self, tenant: &str, user: &str) -> Result<(), (Scope, u64)> {
         let now = self.clock.now();
-        let seconds = |d: Duration| d.as_millis().div_ceil(1000).max(1) as u64;
+        let seconds = |d: Duration| d.as_nanos().div_ceil(1_000_000_000).max(1) as u64;
         if let Err(not_until) = self.users.check_key(&user.to_owned()) {
             return Err((Scope::User, seconds(not_until.wait_time_from(now))));
         }
@@ -154,7 +154,7 @@ impl Breakers {
             }
             State::Open | State::HalfOpen => {
                 let left = c.open_until.saturating_duration_since(now);
-                Admission::Refused(left.as_millis().div_ceil(1000).max(1) as u64)
+                Admission::Refused(left.as_nanos().div_ceil(1_000_000_000).max(1) as u64)
             }
         }
     }
