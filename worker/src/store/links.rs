@@ -20,12 +20,15 @@
 //! link and its late target always meet: whichever commits second resolves.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use shared::links::{Classifier, Link, LinkConfig, LinkType};
 use shared::Chunk;
 use sqlx::postgres::PgArguments;
 use sqlx::query::Query;
 use sqlx::{Postgres, Transaction};
+
+use crate::store::unnest_params;
 
 /// First key of the tenant link lock (`pg_advisory_xact_lock(int4, int4)`);
 /// the second is `hashtext(tenant_id)`.
@@ -75,6 +78,14 @@ impl DocumentKeys {
                 .map(str::to_owned),
         }
     }
+
+    /// Whether a version with these keys and `links` takes part in link
+    /// resolution: other documents' links could match its keys, or it has
+    /// page links of its own to resolve.
+    pub fn takes_part_in_resolution(&self, links: &[Link]) -> bool {
+        let has_keys = self.page_id.is_some() || (self.space_key.is_some() && self.title.is_some());
+        has_keys || links.iter().any(|l| l.link_type.targets_page())
+    }
 }
 
 /// The document, version and content whose links are written.
@@ -112,10 +123,8 @@ pub async fn replace_links(
     // could match, no page links of its own, no link resolved to it) only
     // touches its own rows, which its document row lock already guards:
     // it skips the tenant lock, so such documents never serialize.
-    let has_keys =
-        s.keys.page_id.is_some() || (s.keys.space_key.is_some() && s.keys.title.is_some());
-    let has_page_links = s.links.iter().any(|l| l.link_type.targets_page());
-    if s.first_version && !has_keys && !has_page_links {
+    let resolves = s.keys.takes_part_in_resolution(s.links);
+    if s.first_version && !resolves {
         // Nothing to delete, nothing resolved to it, nothing to resolve:
         // its non-page links never enter `cross_links`.
         return insert_links(tx, s).await;
@@ -127,7 +136,7 @@ pub async fn replace_links(
     .bind(s.document_id)
     .fetch_one(&mut **tx)
     .await?;
-    if !has_keys && !has_page_links && !is_target {
+    if !resolves && !is_target {
         sqlx::query("DELETE FROM document_links WHERE tenant_id = $1 AND source_document_id = $2")
             .bind(s.tenant_id)
             .bind(s.document_id)
@@ -299,16 +308,11 @@ pub const LINK_PARAMS: usize = LINK_COLUMNS.len();
 /// empty) is appended after the `FROM`.
 pub fn insert_links_sql(first: usize, filter: &str) -> String {
     let names: Vec<&str> = LINK_COLUMNS.iter().map(|(name, _)| *name).collect();
-    let arrays: Vec<String> = LINK_COLUMNS
-        .iter()
-        .enumerate()
-        .map(|(i, (_, ty))| format!("${}::{ty}[]", first + i))
-        .collect();
     let mut sql = format!(
         "INSERT INTO document_links (tenant_id, source_document_id, source_version_id, {}) \
          SELECT $1, $2, $3, u.* FROM UNNEST({}) AS u",
         names.join(", "),
-        arrays.join(", ")
+        unnest_params(&LINK_COLUMNS, first)
     );
     if !filter.is_empty() {
         sql.push(' ');
@@ -438,8 +442,8 @@ async fn insert_links(
     if s.links.is_empty() {
         return Ok(());
     }
-    let sql = insert_links_sql(4, "");
-    let q = sqlx::query(&sql)
+    static SQL: LazyLock<String> = LazyLock::new(|| insert_links_sql(4, ""));
+    let q = sqlx::query(SQL.as_str())
         .bind(s.tenant_id)
         .bind(s.document_id)
         .bind(s.source_version_id);

@@ -77,6 +77,17 @@ pub async fn migrate(pool: &PgPool) -> Result<(), sqlx::migrate::MigrateError> {
     MIGRATOR.run(pool).await
 }
 
+/// The array parameters of an `UNNEST` over `columns` (name, element type),
+/// numbered from `first`: `$first::t1[], $(first + 1)::t2[], ...`.
+pub(crate) fn unnest_params(columns: &[(&str, &str)], first: usize) -> String {
+    let params: Vec<String> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, (_, ty))| format!("${}::{ty}[]", first + i))
+        .collect();
+    params.join(", ")
+}
+
 /// `"name"` with embedded quotes doubled.
 pub fn quote_ident(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))

@@ -2,10 +2,14 @@
 //! `INSERT ... SELECT`, alone ([`insert_chunks`]) or inside the one-statement
 //! write of a new document's first version ([`super::first`]).
 
+use std::sync::LazyLock;
+
 use shared::Chunk;
 use sqlx::postgres::PgArguments;
 use sqlx::query::Query;
 use sqlx::{Postgres, Transaction};
+
+use crate::store::unnest_params;
 
 /// The `chunks` columns the arrays fill, with each array's element type, in
 /// bind order. `headings_path` (ragged) travels as one JSON array per chunk
@@ -62,16 +66,11 @@ pub(super) fn insert_sql(first: usize, filter: &str) -> String {
             _ => format!("u.{name}"),
         })
         .collect();
-    let arrays: Vec<String> = COLUMNS
-        .iter()
-        .enumerate()
-        .map(|(i, (_, ty))| format!("${}::{ty}[]", first + i))
-        .collect();
     format!(
         "INSERT INTO chunks ({names}) SELECT {select} FROM UNNEST({arrays}) AS u({names}){filter}",
         names = names.join(", "),
         select = select.join(", "),
-        arrays = arrays.join(", "),
+        arrays = unnest_params(&COLUMNS, first),
         filter = if filter.is_empty() {
             String::new()
         } else {
@@ -227,9 +226,9 @@ pub(super) async fn insert_chunks(
     if chunks.is_empty() {
         return Ok(());
     }
-    let sql = insert_sql(1, "");
+    static SQL: LazyLock<String> = LazyLock::new(|| insert_sql(1, ""));
     ChunkArrays::new(chunks)?
-        .bind(sqlx::query(&sql))
+        .bind(sqlx::query(SQL.as_str()))
         .execute(&mut **tx)
         .await?;
     Ok(())

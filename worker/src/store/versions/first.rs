@@ -59,13 +59,6 @@ static SQL: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
-/// Whether a version with these keys and links may take this path (the
-/// document row decides the rest).
-fn applies(keys: &DocumentKeys, links: &[Link]) -> bool {
-    let has_keys = keys.page_id.is_some() || (keys.space_key.is_some() && keys.title.is_some());
-    !has_keys && !links.iter().any(|l| l.link_type.targets_page())
-}
-
 /// Stores `v` as its document's first version in one statement. `None` when
 /// nothing was written: the document row exists already, or the version
 /// takes part in link resolution (`keys` are its document's keys, see
@@ -76,7 +69,7 @@ pub async fn store_first_version(
     links: &[Link],
     keys: &DocumentKeys,
 ) -> Result<Option<StoreOutcome>, StoreError> {
-    if !applies(keys, links) {
+    if keys.takes_part_in_resolution(links) {
         return Ok(None);
     }
     let event = event::completed_event(
