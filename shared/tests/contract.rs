@@ -4,7 +4,7 @@
 //! the strategy's own rules where it declares them (structural), byte-for-
 //! byte determinism, ids that depend on the document, and no empty output
 //! for a document with content. Generated Markdown and arbitrary bytes run
-//! over every profile in `properties.rs`; the fuzz target covers every
+//! over every profile in `properties/`; the fuzz target covers every
 //! profile too.
 //!
 //! A strategy registered without a built-in profile would escape all of
