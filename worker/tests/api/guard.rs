@@ -1,0 +1,86 @@
+//! The guards: rate limits with an honest `Retry-After`, and the circuit
+//! breaker of a strategy that keeps failing.
+
+use std::time::Duration;
+
+use reqwest::blocking::Response;
+use serde_json::json;
+
+use crate::{good, problem, Server};
+
+#[test]
+fn quick_requests_over_the_limit_get_an_honest_retry_after() {
+    let s = Server::start(&[]);
+    let t = good("acme-prod", "bob");
+    let body = json!({"document_id": "d", "markdown": "# A\n\nB.\n"}).to_string();
+    let retry_after = |r: Response| -> u64 {
+        let wait = r.headers()["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        problem(r, 429);
+        wait
+    };
+    let limited = (0..101)
+        .filter(|_| s.post(Some(&t), body.clone()).status().as_u16() == 429)
+        .count();
+    assert!(limited > 0, "101 quick requests of one tenant are limited");
+    // The wait that counts is the latest refusal's: on a slow machine a cell
+    // comes back during the loop and a later request spends it, so an
+    // earlier refusal's Retry-After may be stale.
+    let wait = (0..100)
+        .find_map(|_| {
+            let r = s.post(Some(&t), body.clone());
+            (r.status().as_u16() == 429).then(|| retry_after(r))
+        })
+        .expect("the allowance is spent again");
+    // Another tenant is not affected.
+    assert_eq!(
+        s.post(Some(&good("beta-corp", "carol")), body.clone())
+            .status()
+            .as_u16(),
+        200
+    );
+    std::thread::sleep(Duration::from_secs(wait));
+    assert_eq!(
+        s.post(Some(&t), body).status().as_u16(),
+        200,
+        "a retry after Retry-After passes"
+    );
+}
+
+#[test]
+fn a_failing_strategy_opens_its_circuit_then_recovers() {
+    // Operations past a 40 ms deadline count as failures of the strategy.
+    let s = Server::start(&[
+        ("API__DEADLINE_MS", "40"),
+        ("API__RATE_LIMITS__BURST", "1000"),
+    ]);
+    let t = good("acme-prod", "dave");
+    let mut slow = String::new();
+    for i in 0..3000 {
+        slow.push_str(&format!(
+            "## Section {i}\n\nParagraph {i} says something long enough to count.\n\n"
+        ));
+    }
+    let slow = json!({"document_id": "slow", "markdown": slow}).to_string();
+    for _ in 0..5 {
+        let p = problem(s.post(Some(&t), slow.clone()), 503);
+        assert!(p["detail"].as_str().unwrap().contains("deadline"), "{p}");
+    }
+    // Open: refused before any chunking, even a document that would pass.
+    let quick = json!({"document_id": "quick", "markdown": "# Q\n\nShort.\n"}).to_string();
+    let p = problem(s.post(Some(&t), quick.clone()), 503);
+    assert!(
+        p["detail"].as_str().unwrap().contains("circuit open"),
+        "{p}"
+    );
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(
+        s.post(Some(&t), quick.clone()).status().as_u16(),
+        200,
+        "the trial closes the circuit"
+    );
+    assert_eq!(s.post(Some(&t), quick).status().as_u16(), 200);
+}

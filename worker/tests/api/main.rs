@@ -1,0 +1,141 @@
+//! The synchronous API over real HTTP against the running binary
+//! (`chunk-worker serve`), with tokens signed here: every refusal is an RFC
+//! 7807 problem with the right status and headers; a token for one tenant
+//! cannot chunk as another; quick requests over the limit get 429 with an
+//! honest `Retry-After`; a strategy that keeps failing (operations past the
+//! deadline) opens its circuit (503 fast) and recovers; the chunks equal the
+//! CLI's for the same input.
+#![allow(clippy::unwrap_used)] // reason: tests fail loudly on purpose
+
+mod auth;
+mod chunking;
+mod disabled;
+mod guard;
+mod openapi;
+mod profiles;
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use jsonwebtoken::{encode, EncodingKey, Header};
+use reqwest::blocking::{Client, Response};
+use serde_json::{json, Value};
+
+const SECRET: &str = "0123456789abcdef0123456789abcdef-test-secret";
+
+fn config_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../config")
+}
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    fn start(vars: &[(&str, &str)]) -> Self {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_chunk-worker"));
+        cmd.arg("serve")
+            .env("CHUNK_WORKER_CONFIG_DIR", config_dir())
+            .env("CHUNK_WORKER__HTTP__ADDR", format!("127.0.0.1:{port}"))
+            .env("CHUNK_WORKER__API__ENABLED", "true")
+            .env("CHUNK_WORKER__API__JWT__HS256_SECRET", SECRET)
+            .env("CHUNK_WORKER__LOG__FORMAT", "json")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (k, v) in vars {
+            cmd.env(format!("CHUNK_WORKER__{k}"), v);
+        }
+        let child = cmd.spawn().unwrap();
+        let base = format!("http://127.0.0.1:{port}");
+        let end = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < end, "the API did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Self { child, base }
+    }
+
+    fn post(&self, token: Option<&str>, body: impl Into<reqwest::blocking::Body>) -> Response {
+        let mut req = client()
+            .post(format!("{}/v1/chunk", self.base))
+            .header("content-type", "application/json")
+            .body(body);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        req.send().unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A blocking HTTP client (rustls needs its crypto provider chosen first).
+fn client() -> Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    Client::new()
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+fn token(claims: &Value) -> String {
+    encode(
+        &Header::default(),
+        claims,
+        &EncodingKey::from_secret(SECRET.as_bytes()),
+    )
+    .unwrap()
+}
+
+fn good(tenant: &str, user: &str) -> String {
+    token(
+        &json!({"sub": user, "tenant_id": tenant, "scope": "read ingest:write", "exp": now() + 600}),
+    )
+}
+
+/// Asserts a problem response: status, media type, body fields, headers.
+fn problem(r: Response, status: u16) -> Value {
+    assert_eq!(r.status().as_u16(), status);
+    let h = r.headers().clone();
+    assert_eq!(h["content-type"], "application/problem+json");
+    assert_eq!(h["x-api-version"], "1.0");
+    let body: Value = serde_json::from_str(&r.text().unwrap()).unwrap();
+    assert_eq!(body["status"], status);
+    assert!(body["type"]
+        .as_str()
+        .unwrap()
+        .starts_with("urn:chunk-worker:problem:"));
+    assert!(!body["title"].as_str().unwrap().is_empty());
+    assert!(!body["detail"].as_str().unwrap().is_empty());
+    assert_eq!(body["instance"], "/v1/chunk");
+    assert_eq!(
+        body["correlation_id"].as_str(),
+        h["x-correlation-id"].to_str().ok()
+    );
+    if status == 401 {
+        assert!(h.contains_key("www-authenticate"));
+    }
+    if matches!(status, 429 | 503) {
+        assert!(h["retry-after"].to_str().unwrap().parse::<u64>().unwrap() >= 1);
+    }
+    body
+}
+
+const DOC: &str = "# Runbook\n\nThis page explains how the service is operated.\n\n## Setup\n\nInstall the agent, then run `setup`.\n\n- first\n- second\n";
