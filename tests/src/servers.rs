@@ -1,0 +1,45 @@
+//! The shared RabbitMQ and Postgres servers: their addresses, connecting,
+//! and creating and dropping a test's database.
+
+use lapin::{Connection, ConnectionProperties};
+use sqlx::{Connection as _, PgConnection};
+
+/// The shared test servers.
+pub const AMQP_URL: &str = "amqp://guest:guest@127.0.0.1:5672/%2f";
+/// Postgres server URL without a database.
+pub const PG_SERVER: &str = "postgres://postgres@127.0.0.1:5432";
+/// The Postgres server address (for proxies).
+pub const PG_ADDR: &str = "127.0.0.1:5432";
+/// The RabbitMQ server address (for proxies).
+pub const AMQP_ADDR: &str = "127.0.0.1:5672";
+
+/// Opens an AMQP connection on the current runtime.
+pub async fn amqp_connect(url: &str) -> lapin::Result<Connection> {
+    Connection::connect(
+        url,
+        ConnectionProperties::default()
+            .with_executor(tokio_executor_trait::Tokio::current())
+            .with_reactor(tokio_reactor_trait::Tokio::current()),
+    )
+    .await
+}
+
+/// Creates a database on the shared server.
+pub async fn create_database(name: &str) -> anyhow::Result<()> {
+    let mut conn = PgConnection::connect(&format!("{PG_SERVER}/postgres")).await?;
+    sqlx::query(&format!("CREATE DATABASE \"{name}\""))
+        .execute(&mut conn)
+        .await?;
+    conn.close().await?;
+    Ok(())
+}
+
+/// Drops a database on the shared server (best effort, forcing sessions out).
+pub async fn drop_database(name: &str) {
+    if let Ok(mut conn) = PgConnection::connect(&format!("{PG_SERVER}/postgres")).await {
+        let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+            .execute(&mut conn)
+            .await;
+        let _ = conn.close().await;
+    }
+}
