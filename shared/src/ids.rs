@@ -3,7 +3,7 @@
 use sha2::{Digest, Sha256};
 
 use crate::chunk::record::Granularity;
-use crate::normalize::{is_ascii_space, space_len, utf8_len};
+use crate::normalize::{is_ascii_space, needs_collapse, space_len, utf8_len};
 use crate::profile::IdFormula;
 
 /// The canonical form of a chunk's text, used in ids and content hashes.
@@ -63,10 +63,25 @@ fn has_fence_run(bytes: &[u8]) -> bool {
         .any(|i| bytes.get(i + 1..i + 3) == Some(&[bytes[i], bytes[i]][..]))
 }
 
-/// Appends the whitespace-separated words of `line` to `prose`, one space
+/// Appends the whitespace-separated words of `text` to `prose`, one space
 /// between words: `split_whitespace` semantics (Unicode White_Space), with
 /// an ASCII fast path, since this runs over every byte of every chunk.
-fn push_words(line: &str, prose: &mut String) {
+fn push_words(text: &str, prose: &mut String) {
+    // Most lines are collapsed already (normalization did it): single plain
+    // spaces between words, none at the end. Their words, joined by one
+    // space, are the line after its leading whitespace as it is.
+    for line in text.split('\n') {
+        let rest = line.trim_start_matches(char::is_whitespace);
+        if needs_collapse(rest) {
+            push_line_words(rest, prose);
+        } else if !rest.is_empty() {
+            push_word(rest, prose);
+        }
+    }
+}
+
+/// [`push_words`] for one line, word by word.
+fn push_line_words(line: &str, prose: &mut String) {
     let bytes = line.as_bytes();
     let mut i = 0;
     loop {
@@ -262,6 +277,26 @@ mod tests {
             canonical_text(text),
             "Intro text more\n```rust\nlet  x = 1;\n\n```\n| a | b |\n~~~\nraw"
         );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Prose (no fence run) is its words joined by one space, whether
+        /// a line takes the collapsed-line shortcut or the word loop.
+        #[test]
+        fn canonical_prose_is_split_whitespace_joined(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                " ", " ", "  ", "\n", "\n  ", "\r", "\t", "\u{a0}", "\u{2003}", "\u{3000}",
+                "\u{85}", "word", "a", "é", "слово", "\u{2019}", "\u{1f600}", "x y",
+            ]), 0..40)
+        ) {
+            let text: String = pieces.concat();
+            proptest::prop_assert_eq!(
+                canonical_text(&text),
+                text.split_whitespace().collect::<Vec<_>>().join(" ")
+            );
+        }
     }
 
     #[test]

@@ -27,6 +27,10 @@ use pulldown_cmark::{Event, Options, Parser, Tag};
 
 use crate::error::ChunkError;
 
+mod scan;
+
+pub(crate) use scan::needs_collapse;
+
 /// A normalized Markdown document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NormalizedDocument {
@@ -64,20 +68,10 @@ pub fn is_removed_control(c: char) -> bool {
 }
 
 fn remove_controls(text: &str) -> Cow<'_, str> {
-    // Most documents have none: one byte scan, no copy. Every removed
+    // Most documents have none: one scan, eight bytes at a time, no copy. Every removed
     // character is a byte below 0x20 or 0x7F, or starts with C2 (C1
     // controls) or E2 (the bidi controls); only those are decoded.
-    let bytes = text.as_bytes();
-    let suspicious = bytes.iter().enumerate().any(|(i, &b)| match b {
-        b'\t' | b'\n' | b'\r' => false,
-        0..=0x1f | 0x7f => true,
-        0xC2 | 0xE2 => text
-            .get(i..)
-            .and_then(|r| r.chars().next())
-            .is_some_and(is_removed_control),
-        _ => false,
-    });
-    if !suspicious {
+    if !scan::holds_removed_control(text) {
         return Cow::Borrowed(text);
     }
     Cow::Owned(text.chars().filter(|c| !is_removed_control(*c)).collect())
@@ -204,7 +198,7 @@ fn collapse_whitespace(text: &str) -> String {
         };
         let lead = leading_structure_len(body);
         let rest = &body[lead..];
-        if !needs_collapse(rest) {
+        if !scan::needs_collapse(rest) {
             out.push_str(line);
             line_start = line_end;
             continue;
@@ -287,35 +281,6 @@ pub(crate) fn utf8_len(lead: u8) -> usize {
         0xE0.. => 3,
         _ => 2,
     }
-}
-
-/// Whether `rest` holds anything [`collapse_rest`] changes: a run of two
-/// horizontal spaces, a tab, vertical tab or form feed, any non-ASCII space,
-/// or trailing whitespace. When it does not, the line is kept as it is.
-fn needs_collapse(rest: &str) -> bool {
-    let bytes = rest.as_bytes();
-    let mut after_space = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b < 0x80 {
-            match b {
-                b' ' if after_space => return true,
-                b' ' => after_space = true,
-                b'\t' | b'\x0b' | b'\x0c' => return true,
-                _ => after_space = false,
-            }
-            i += 1;
-        } else {
-            // Every non-ASCII space is horizontal.
-            if space_len(rest, i).is_some() {
-                return true;
-            }
-            after_space = false;
-            i += utf8_len(b);
-        }
-    }
-    after_space
 }
 
 /// Collapses the whitespace runs of a line after its leading structure:
@@ -415,7 +380,7 @@ mod tests {
             collapse_rest(&line, &mut collapsed);
             // The check may send a line to the slow path that comes out
             // unchanged (one lone no-break space); never the other way.
-            if !needs_collapse(&line) {
+            if !scan::needs_collapse(&line) {
                 assert_eq!(collapsed, line, "{line:?}");
                 kept += 1;
             }
