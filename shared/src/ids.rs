@@ -63,6 +63,25 @@ fn has_fence_run(bytes: &[u8]) -> bool {
         .any(|i| bytes.get(i + 1..i + 3) == Some(&[bytes[i], bytes[i]][..]))
 }
 
+/// The lines of `text` (as `str::lines` gives them) that hold three
+/// backticks or three tildes in a row, each once, in order: the only lines
+/// [`fence_of`] can find a fence on. Found with one `memchr2` pass instead
+/// of a walk over every line.
+pub(crate) fn fence_run_lines(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut next_line = 0;
+    memchr::memchr2_iter(b'`', b'~', bytes).filter_map(move |i| {
+        if i < next_line || bytes.get(i + 1..i + 3) != Some(&[bytes[i], bytes[i]][..]) {
+            return None;
+        }
+        let start = memchr::memrchr(b'\n', &bytes[..i]).map_or(0, |p| p + 1);
+        let end = memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |p| i + p);
+        next_line = end + 1;
+        let line = text.get(start..end)?;
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    })
+}
+
 /// Appends the whitespace-separated words of `text` to `prose`, one space
 /// between words: `split_whitespace` semantics (Unicode White_Space), with
 /// an ASCII fast path, since this runs over every byte of every chunk.
@@ -326,6 +345,13 @@ mod tests {
         assert!(has_fence_run(b"x\n```rust"));
         assert!(has_fence_run(b"~~~"));
         assert!(!has_fence_run(b"``"));
+        let text = "a ``` b\n```rust\nx ```y```\n~~ ~\r\n  ~~~~\r\n`~`";
+        let want: Vec<&str> = text
+            .lines()
+            .filter(|l| has_fence_run(l.as_bytes()))
+            .collect();
+        assert_eq!(fence_run_lines(text).collect::<Vec<_>>(), want);
+        assert_eq!(want.len(), 4);
         assert_eq!(
             canonical_text("a  b\n```\n x  y\n```\n c"),
             "a b\n```\n x  y\n```\nc"

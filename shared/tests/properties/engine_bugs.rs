@@ -1,4 +1,5 @@
-//! Engine bugs found by these tests (they fail until fixed).
+//! Engine bugs these tests once found, each pinned by the test that found
+//! it (all fixed; a failure here is the bug come back).
 
 use shared::ChunkType;
 

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use crate::chunk::build::{build_chunks, document_title, BuildContext};
 use crate::chunk::record::Chunk;
 use crate::error::ChunkError;
-use crate::ids::fence_of;
+use crate::ids::{fence_of, fence_run_lines};
 use crate::strategy::params::{ParamError, Params, MAX_HARD_MAX, TARGET_TOKENS};
 use crate::strategy::{ChunkInput, Chunker, Limits, PrefixRule, Rules, Strategy};
 use crate::tokens::TokenCounter;
@@ -181,7 +181,7 @@ const FENCE_RESERVE: usize = 4;
 fn fence_reserve(text: &str, counter: &dyn TokenCounter) -> usize {
     let mut seen: Vec<(u8, usize, usize)> = Vec::new();
     let mut reserve = FENCE_RESERVE;
-    for line in text.lines() {
+    for line in fence_run_lines(text) {
         let Some((ch, len)) = fence_of(line) else {
             continue;
         };
