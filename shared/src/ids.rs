@@ -3,7 +3,7 @@
 use sha2::{Digest, Sha256};
 
 use crate::chunk::record::Granularity;
-use crate::normalize::{is_ascii_space, needs_collapse, space_len, utf8_len};
+use crate::normalize::{is_ascii_space, lines, needs_collapse, space_len, utf8_len};
 use crate::profile::IdFormula;
 
 /// The canonical form of a chunk's text, used in ids and content hashes.
@@ -89,7 +89,7 @@ fn push_words(text: &str, prose: &mut String) {
     // Most lines are collapsed already (normalization did it): single plain
     // spaces between words, none at the end. Their words, joined by one
     // space, are the line after its leading whitespace as it is.
-    for line in text.split('\n') {
+    for line in lines(text) {
         let rest = line.trim_start_matches(char::is_whitespace);
         if needs_collapse(rest) {
             push_line_words(rest, prose);

@@ -29,7 +29,7 @@ use crate::error::ChunkError;
 
 mod scan;
 
-pub(crate) use scan::needs_collapse;
+pub(crate) use scan::{lines, needs_collapse};
 
 /// A normalized Markdown document.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -190,7 +190,7 @@ fn collapse_whitespace(text: &str) -> String {
     let mut protected: Option<Vec<Range<usize>>> = None;
     let mut next_range = 0;
     let mut line_start = 0;
-    for line in text.split_inclusive('\n') {
+    for line in scan::lines_inclusive(text) {
         let line_end = line_start + line.len();
         let (body, newline) = match line.strip_suffix('\n') {
             Some(body) => (body, "\n"),

@@ -131,6 +131,34 @@ pub(crate) fn needs_collapse(rest: &str) -> bool {
     after_space
 }
 
+/// `text.split('\n')`, found with the `memchr` crate's vector search: the
+/// standard library's is byte-wise for short lines, and these run over
+/// every line of every document.
+pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', text.as_bytes())
+        .chain(std::iter::once(text.len()))
+        .map(move |end| {
+            let line = text.get(start..end).unwrap_or_default();
+            start = end + 1;
+            line
+        })
+}
+
+/// `text.split_inclusive('\n')` (each line with its line feed; no empty
+/// last piece), with the `memchr` crate as [`lines`].
+pub(crate) fn lines_inclusive(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', text.as_bytes())
+        .map(|end| end + 1)
+        .chain(std::iter::once(text.len()))
+        .filter_map(move |end| {
+            let line = text.get(start..end).filter(|l| !l.is_empty())?;
+            start = end;
+            Some(line)
+        })
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
@@ -200,6 +228,31 @@ mod tests {
             prop_assert_eq!(holds_removed_control(&text), removed_reference(&text));
             let line: String = text.chars().filter(|c| !super::super::is_removed_control(*c)).collect();
             prop_assert_eq!(needs_collapse(&line), collapse_reference(&line), "{:?}", line);
+        }
+    }
+
+    #[test]
+    fn line_splits_equal_the_standard_ones() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "\n\nb",
+            "a\nb\n\nc",
+            "ж\nслово\n\n",
+            "x\r\ny",
+        ] {
+            assert_eq!(
+                lines(text).collect::<Vec<_>>(),
+                text.split('\n').collect::<Vec<_>>(),
+                "{text:?}"
+            );
+            assert_eq!(
+                lines_inclusive(text).collect::<Vec<_>>(),
+                text.split_inclusive('\n').collect::<Vec<_>>(),
+                "{text:?}"
+            );
         }
     }
 
