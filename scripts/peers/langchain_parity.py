@@ -7,7 +7,7 @@ the corpus root):
 1. normalize it with our CLI (`$CHUNK_WORKER normalize FILE`, stdout as
    UTF-8), so LangChain and our port see the same text;
 2. strip YAML/TOML front matter with `front_matter_len` (a port of
-   shared/src/normalize.rs's function of that name); the rest is `body`;
+   shared/src/normalize/mod.rs's function of that name); the rest is `body`;
 3. split `body` with LangChain in two configurations:
    - default:  RecursiveCharacterTextSplitter.from_tiktoken_encoder(
                    encoding_name="cl100k_base", chunk_size=1000, chunk_overlap=200)
@@ -54,7 +54,7 @@ CHUNK_OVERLAP = 200
 
 def front_matter_len(text: str) -> int:
     """Length (in str characters) of the YAML/TOML front matter at the start
-    of `text`, 0 if none. Same logic as shared/src/normalize.rs
+    of `text`, 0 if none. Same logic as shared/src/normalize/mod.rs
     `front_matter_len` (which counts bytes; here we count characters and
     slice the str, which is equivalent)."""
     if text.startswith("---\n"):
