@@ -12,7 +12,7 @@
 //! them (all threads included), which leaves the documents' own work.
 //! Prints `documents bytes chunks failures`.
 
-use std::io::sink;
+use std::io::{sink, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -65,8 +65,13 @@ fn main() -> ExitCode {
         bytes += doc.len();
         match engine.chunk(doc, &meta, Some(&profile)) {
             Ok(out) => {
+                // The CLI's JSON line writer, as `chunk-worker chunk` writes.
+                let mut line = Vec::new();
                 for chunk in &out.chunks {
-                    if serde_json::to_writer(sink(), chunk).is_err() {
+                    line.clear();
+                    if shared::chunk::json::push_chunk_json(chunk, &mut line).is_err()
+                        || sink().write_all(&line).is_err()
+                    {
                         failures += 1;
                     }
                 }

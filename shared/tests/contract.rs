@@ -2,8 +2,9 @@
 //! SPEC 3.8), on the project's own fixtures: the universal invariants
 //! (checked independently of the engine's validator, with tiktoken counts),
 //! the strategy's own rules where it declares them (structural), byte-for-
-//! byte determinism, ids that depend on the document, and no empty output
-//! for a document with content. Generated Markdown and arbitrary bytes run
+//! byte determinism, ids that depend on the document, no empty output
+//! for a document with content, and the CLI's JSON line equal to
+//! `serde_json`'s for every chunk. Generated Markdown and arbitrary bytes run
 //! over every profile in `properties/`; the fuzz target covers every
 //! profile too.
 //!
@@ -25,6 +26,33 @@ fn every_registered_strategy_ships_a_builtin_profile() {
             "strategy {name} has no built-in profile: the contract suite would not run it"
         );
     }
+}
+
+/// Whether the CLI's JSON line for `c` (`shared::chunk::json`) is what
+/// `serde_json` writes for it, as it is and with the optional fields that
+/// come from the message (metadata, source URL, file path) flipped.
+fn json_line_is_serde_json(c: &shared::Chunk) -> bool {
+    let mut flipped = c.clone();
+    flipped.metadata = match &c.metadata {
+        Some(_) => None,
+        None => Some(std::sync::Arc::new(serde_json::json!({
+            "space": "ENG", "n": [1, 2.5, -3e20], "nested": {"q": "a \"b\"\n"}, "none": null
+        }))),
+    };
+    flipped.source_url = match &c.source_url {
+        Some(_) => None,
+        None => Some("https://x.test/a?b=\"c\"".into()),
+    };
+    flipped.file_path = match &c.file_path {
+        Some(_) => None,
+        None => Some("dir\\file.md".into()),
+    };
+    let same = |chunk: &shared::Chunk| {
+        let mut mine = Vec::new();
+        shared::chunk::json::push_chunk_json(chunk, &mut mine).is_ok()
+            && serde_json::to_vec(chunk).ok() == Some(mine)
+    };
+    same(c) && same(&flipped)
 }
 
 #[test]
@@ -70,6 +98,13 @@ fn every_profile_keeps_the_contract_on_every_fixture() {
                 failures.push(format!("{} / {name}: no chunks", profile.name));
             }
             for c in &doc.chunks {
+                if !json_line_is_serde_json(c) {
+                    failures.push(format!(
+                        "{} / {name}: chunk {}'s JSON line differs from serde_json's",
+                        profile.name, c.ordinal
+                    ));
+                    break;
+                }
                 if c.profile != profile.name || c.chunker_version != profile.chunker_version {
                     failures.push(format!(
                         "{} / {name}: chunk {} names {} / {}",

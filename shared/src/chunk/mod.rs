@@ -11,6 +11,7 @@ pub use build::document_title;
 pub(crate) mod granular;
 pub(crate) mod piece;
 pub use granular::chunk_key;
+pub mod json;
 pub mod record;
 pub mod span;
 pub(crate) mod split;
