@@ -39,6 +39,7 @@ pub mod segment;
 pub mod sentence;
 pub mod source_map;
 pub mod strategy;
+mod swar;
 pub mod tokens;
 
 pub use chunk::record::{Chunk, ChunkType, DocumentMeta, Granularity};

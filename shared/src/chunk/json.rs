@@ -7,23 +7,13 @@
 
 use super::record::Chunk;
 
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-
-/// The high bit of every byte of `w` that is zero.
-#[inline]
-fn zero_bytes(w: u64) -> u64 {
-    !(((w & LOW7).wrapping_add(LOW7)) | w | LOW7)
-}
+use crate::swar::{bytes_equal, has_less, word};
 
 /// Whether some byte of `w` is a quote, a backslash or below 0x20 (may say
 /// yes when none is; never no when one is).
 #[inline]
 fn may_need_escape(w: u64) -> bool {
-    let below_space = w.wrapping_sub(LO * 0x20) & !w & HI;
-    below_space | zero_bytes(w ^ (LO * u64::from(b'"'))) | zero_bytes(w ^ (LO * u64::from(b'\\')))
-        != 0
+    has_less(w, 0x20) || (bytes_equal(w, b'"') | bytes_equal(w, b'\\')) != 0
 }
 
 /// Appends `s` as a JSON string, escaped as `serde_json` escapes it: `"`,
@@ -36,11 +26,8 @@ pub fn push_json_str(s: &str, out: &mut Vec<u8>) {
     let mut run = 0;
     let mut i = 0;
     while i < bytes.len() {
-        if let Some(w) = bytes
-            .get(i..i + 8)
-            .and_then(|b| <[u8; 8]>::try_from(b).ok())
-        {
-            if !may_need_escape(u64::from_le_bytes(w)) {
+        if let Some(w) = word(bytes, i) {
+            if !may_need_escape(w) {
                 i += 8;
                 continue;
             }

@@ -6,42 +6,13 @@
 //! non-ASCII space) is handed back to the byte-wise rules, which stay the
 //! definition.
 
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-
-/// Little-endian word of the eight bytes at `i` (the caller checked the
-/// length).
-#[inline]
-fn word(bytes: &[u8], i: usize) -> Option<u64> {
-    let b: [u8; 8] = bytes.get(i..i + 8)?.try_into().ok()?;
-    Some(u64::from_le_bytes(b))
-}
-
-/// The high bit of every byte of `w` that is zero, and no other bit.
-#[inline]
-fn zero_bytes(w: u64) -> u64 {
-    !(((w & LOW7).wrapping_add(LOW7)) | w | LOW7)
-}
-
-/// The high bit of every byte of `w` equal to `b`, and no other bit.
-#[inline]
-fn bytes_equal(w: u64, b: u8) -> u64 {
-    zero_bytes(w ^ (LO * u64::from(b)))
-}
-
-/// Whether some byte of `w` is below `n` (`n` <= 128). May say yes when
-/// none is (the caller then looks closer); never says no when one is.
-#[inline]
-fn has_less(w: u64, n: u8) -> bool {
-    w.wrapping_sub(LO * u64::from(n)) & !w & HI != 0
-}
+use crate::swar::{bytes_equal, has_less, has_non_ascii, word};
 
 /// Whether some byte of `w` is one of the lead bytes of a Unicode space
 /// or a removed control outside ASCII (C2, E1, E2, E3).
 #[inline]
 fn has_space_lead(w: u64) -> bool {
-    w & HI != 0
+    has_non_ascii(w)
         && (bytes_equal(w, 0xC2)
             | bytes_equal(w, 0xE1)
             | bytes_equal(w, 0xE2)
