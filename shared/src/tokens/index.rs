@@ -18,7 +18,7 @@ const ESCAPE: u8 = u8::MAX;
 /// The piece boundaries and per-piece token counts of one document.
 ///
 /// Offsets and totals are `u32`, so documents are limited to `u32::MAX` bytes;
-/// [`PieceIndex::build`] returns `None` beyond that and the caller falls back
+/// [`PieceIndex::with_len`] returns `None` beyond that and the caller falls back
 /// to direct counting.
 pub(super) struct PieceIndex {
     /// The document length in bytes; treated as a boundary.
@@ -36,18 +36,23 @@ pub(super) struct PieceIndex {
     /// `(piece number, count)` for the pieces whose count did not fit a byte,
     /// ascending by piece number.
     big_counts: Vec<(u32, u32)>,
+    /// The tokens of all pieces pushed so far.
+    total: u64,
 }
 
 impl PieceIndex {
-    /// Builds the index from the document's pieces, given in order as
-    /// `(start offset, token count)`, together with the document length.
-    /// Returns `None` if the document is too long for `u32` offsets.
-    pub(super) fn build(len: usize, pieces: impl Iterator<Item = (usize, usize)>) -> Option<Self> {
+    /// An empty index for a document of `len` bytes, to [`push`] its pieces
+    /// into in order and [`finish`]; `None` if the document is too long for
+    /// `u32` offsets.
+    ///
+    /// [`push`]: PieceIndex::push
+    /// [`finish`]: PieceIndex::finish
+    pub(super) fn with_len(len: usize) -> Option<Self> {
         if u32::try_from(len).is_err() {
             return None;
         }
         let words = len.div_ceil(WORD_BITS);
-        let mut index = Self {
+        Some(Self {
             len,
             starts: vec![0; words],
             word_rank: Vec::with_capacity(words + 1),
@@ -56,36 +61,46 @@ impl PieceIndex {
             // avoids most regrowth without over-allocating much.
             piece_counts: Vec::with_capacity(len / 4),
             big_counts: Vec::new(),
-        };
-        let mut total: u64 = 0;
-        for (start, count) in pieces {
-            // Every checkpoint word that begins at or before this piece's start
-            // has seen exactly the pieces pushed so far.
-            while index.word_rank.len() * WORD_BITS <= start {
-                index.push_checkpoint(total)?;
-            }
-            index.starts[start / WORD_BITS] |= 1 << (start % WORD_BITS);
-            let number = u32::try_from(index.piece_counts.len()).ok()?;
-            match u8::try_from(count) {
-                Ok(small) if small != ESCAPE => index.piece_counts.push(small),
-                _ => {
-                    index.piece_counts.push(ESCAPE);
-                    index.big_counts.push((number, u32::try_from(count).ok()?));
-                }
-            }
-            total += count as u64;
-        }
-        while index.word_rank.len() <= words {
-            index.push_checkpoint(total)?;
-        }
-        index.piece_counts.shrink_to_fit();
-        Some(index)
+            total: 0,
+        })
     }
 
-    fn push_checkpoint(&mut self, total: u64) -> Option<()> {
+    /// Adds the next piece, which starts at `start` (after every piece
+    /// pushed so far) and holds `count` tokens; `None` if the totals
+    /// overflow `u32`.
+    pub(super) fn push(&mut self, start: usize, count: usize) -> Option<()> {
+        // Every checkpoint word that begins at or before this piece's start
+        // has seen exactly the pieces pushed so far.
+        while self.word_rank.len() * WORD_BITS <= start {
+            self.push_checkpoint()?;
+        }
+        self.starts[start / WORD_BITS] |= 1 << (start % WORD_BITS);
+        let number = u32::try_from(self.piece_counts.len()).ok()?;
+        match u8::try_from(count) {
+            Ok(small) if small != ESCAPE => self.piece_counts.push(small),
+            _ => {
+                self.piece_counts.push(ESCAPE);
+                self.big_counts.push((number, u32::try_from(count).ok()?));
+            }
+        }
+        self.total += count as u64;
+        Some(())
+    }
+
+    /// The finished index, its last checkpoints written.
+    pub(super) fn finish(mut self) -> Option<Self> {
+        let words = self.len.div_ceil(WORD_BITS);
+        while self.word_rank.len() <= words {
+            self.push_checkpoint()?;
+        }
+        self.piece_counts.shrink_to_fit();
+        Some(self)
+    }
+
+    fn push_checkpoint(&mut self) -> Option<()> {
         self.word_rank
             .push(u32::try_from(self.piece_counts.len()).ok()?);
-        self.word_tokens.push(u32::try_from(total).ok()?);
+        self.word_tokens.push(u32::try_from(self.total).ok()?);
         Some(())
     }
 

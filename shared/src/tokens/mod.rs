@@ -48,6 +48,7 @@
 //! runs on to `b`, which is the direct count. Either way the answer equals
 //! `Bpe::count(&text[a..b])`.
 
+mod cache;
 mod index;
 mod pretokenize;
 #[cfg(test)]
@@ -56,9 +57,10 @@ mod tests;
 use std::cell::RefCell;
 use std::ops::Range;
 
-use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
+pub use cache::PieceCache;
+use cache::Probe;
 use index::PieceIndex;
 
 /// The tokenizers a profile may name.
@@ -212,6 +214,93 @@ impl Bpe {
     }
 }
 
+/// The piece index of `text`, counting the pieces `cache` does not know in
+/// batches of [`MISS_BATCH_PIECES`] pieces. `None` when the text is too long
+/// for the index (or, defensively, when the pieces do not cover the text).
+fn index_pieces(counter: Bpe, text: &str, cache: &mut PieceCache) -> Option<PieceIndex> {
+    let bpe = &counter.tokenizer().bpe;
+    let mut index = PieceIndex::with_len(text.len())?;
+    let mut batch = MissBatch::default();
+    let mut covered = 0usize;
+    for piece in counter.pieces(text) {
+        batch.push(covered, piece, cache);
+        covered += piece.len();
+        if batch.starts.len() == MISS_BATCH_PIECES {
+            batch.flush(bpe, cache, &mut index)?;
+        }
+    }
+    batch.flush(bpe, cache, &mut index)?;
+    // The pretokenizer always covers the whole text (every character
+    // matches some alternative); if it ever did not, the index would be
+    // wrong, so drop it and count directly instead.
+    (covered == text.len()).then_some(())?;
+    index.finish()
+}
+
+/// Pieces on their way into a [`PieceIndex`]: their starts and counts (0
+/// until known), the pieces the cache did not know (to count), and repeats
+/// of those within the batch (pending: read back once counted).
+#[derive(Default)]
+struct MissBatch<'t> {
+    starts: Vec<usize>,
+    counts: Vec<usize>,
+    new: Vec<(usize, &'t str)>,
+    pending: Vec<(usize, &'t str)>,
+}
+
+impl<'t> MissBatch<'t> {
+    fn push(&mut self, start: usize, piece: &'t str, cache: &mut PieceCache) {
+        let slot = self.starts.len();
+        self.starts.push(start);
+        self.counts.push(match cache.probe(piece) {
+            Probe::Known(c) => c,
+            Probe::New => {
+                self.new.push((slot, piece));
+                0
+            }
+            Probe::Pending => {
+                self.pending.push((slot, piece));
+                0
+            }
+        });
+    }
+
+    /// Counts the new pieces in a row, fills them into `cache`, and pushes
+    /// the whole batch into `index`.
+    fn flush(
+        &mut self,
+        bpe: &bpe_openai::byte_pair_encoding::BytePairEncoding,
+        cache: &mut PieceCache,
+        index: &mut PieceIndex,
+    ) -> Option<()> {
+        for &(slot, piece) in &self.new {
+            let c = bpe.count(piece.as_bytes());
+            cache.fill(piece, c);
+            self.counts[slot] = c;
+        }
+        for &(slot, piece) in &self.pending {
+            self.counts[slot] = match cache.probe(piece) {
+                Probe::Known(c) => c,
+                // Only cacheable pieces are ever pending, and every one was
+                // filled above; count directly rather than trust that.
+                Probe::New | Probe::Pending => {
+                    let c = bpe.count(piece.as_bytes());
+                    cache.fill(piece, c);
+                    c
+                }
+            };
+        }
+        for (&start, &count) in self.starts.iter().zip(&self.counts) {
+            index.push(start, count)?;
+        }
+        self.starts.clear();
+        self.counts.clear();
+        self.new.clear();
+        self.pending.clear();
+        Some(())
+    }
+}
+
 /// The count of one piece, through `cache` when there is one.
 fn count_piece(
     cache: Option<&mut PieceCache>,
@@ -256,91 +345,12 @@ const GALLOP_FIRST_STEP: usize = 1;
 /// fewer), so the first window usually holds the part; it doubles if not.
 const PIECE_WINDOW_BYTES_PER_TOKEN: usize = 4;
 
-/// Pieces up to this many bytes have their counts cached: words, and the
-/// whitespace runs of indented code, which repeat (issue 18: over the
-/// English corpus, caching up to 128 bytes instead of 24 cut the encoder
-/// calls for long pieces from 26,915 to 2,690; most long pieces are
-/// indentation). Longer pieces would only grow the cache.
-const CACHED_PIECE_BYTES: usize = 128;
-
-/// A cache past this many entries is cleared: 2^18 short pieces are a few
-/// MB, enough for the working vocabulary of a large corpus.
-const MAX_CACHED_PIECES: usize = 1 << 18;
-
-/// Token counts of short pretokenizer pieces, kept across documents.
-///
-/// Most pieces are short and repeat ("the", " of", "\n\n"), so remembering
-/// their counts skips the BPE encoder for the bulk of a text. The cache only
-/// memoizes a pure function: results are identical with or without it.
-#[derive(Debug, Clone)]
-pub struct PieceCache {
-    kind: TokenizerKind,
-    /// Pieces of at most [`PACKED_PIECE_BYTES`] bytes, packed into an
-    /// integer key (hashing and comparing them is a few instructions; most
-    /// pieces are this short).
-    packed: FxHashMap<u128, u32>,
-    /// Longer pieces, up to [`CACHED_PIECE_BYTES`].
-    counts: FxHashMap<Box<str>, u32>,
-}
-
-/// Pieces up to this many bytes are keyed by [`pack`].
-const PACKED_PIECE_BYTES: usize = 15;
-
-/// A piece of at most [`PACKED_PIECE_BYTES`] bytes as one integer: its bytes
-/// in the low 15 bytes and its length in the top byte, so no two pieces
-/// share a key.
-fn pack(piece: &[u8]) -> u128 {
-    let mut buf = [0u8; 16];
-    buf[..piece.len()].copy_from_slice(piece);
-    buf[15] = piece.len() as u8;
-    u128::from_le_bytes(buf)
-}
-
-impl PieceCache {
-    /// An empty cache for `kind`.
-    pub fn new(kind: TokenizerKind) -> Self {
-        Self {
-            kind,
-            packed: FxHashMap::default(),
-            counts: FxHashMap::default(),
-        }
-    }
-
-    /// The tokenizer the cached counts belong to.
-    pub fn kind(&self) -> TokenizerKind {
-        self.kind
-    }
-
-    fn retarget(&mut self, kind: TokenizerKind) {
-        if self.kind != kind || self.counts.len() + self.packed.len() > MAX_CACHED_PIECES {
-            self.packed.clear();
-            self.counts.clear();
-            self.kind = kind;
-        }
-    }
-
-    fn count(&mut self, piece: &str, bpe: impl FnOnce() -> usize) -> usize {
-        if piece.len() <= PACKED_PIECE_BYTES {
-            let key = pack(piece.as_bytes());
-            if let Some(&c) = self.packed.get(&key) {
-                return c as usize;
-            }
-            let c = bpe();
-            self.packed.insert(key, c as u32);
-            return c;
-        }
-        if piece.len() > CACHED_PIECE_BYTES {
-            return bpe();
-        }
-        if let Some(&c) = self.counts.get(piece) {
-            return c as usize;
-        }
-        let c = bpe();
-        // A piece of at most 128 bytes has at most 128 tokens.
-        self.counts.insert(piece.into(), c as u32);
-        c
-    }
-}
+/// How many pieces [`DocumentTokens::with_cache`] pretokenizes before it
+/// sends the new ones to the encoder together: the encoder's tables are
+/// large, and one rare word every few hundred bytes finds them cold (issue
+/// 18: a first-seen piece cost about 1.2 us counted as it came and 0.6 us
+/// counted in a row, over the English corpus).
+const MISS_BATCH_PIECES: usize = 4096;
 
 impl<'a> DocumentTokens<'a> {
     /// Pretokenizes and counts `text` once with `counter`, keeping the piece
@@ -353,22 +363,8 @@ impl<'a> DocumentTokens<'a> {
     /// keeps the counts of short pieces across documents. `cache` must be for
     /// the same tokenizer; a cache for another one is cleared and retargeted.
     pub fn with_cache(counter: Bpe, text: &'a str, cache: &mut PieceCache) -> Self {
-        let tokenizer = counter.tokenizer();
         cache.retarget(counter.kind());
-        let mut covered = 0usize;
-        let pieces = counter.pieces(text).map(|piece| {
-            let start = covered;
-            covered += piece.len();
-            (
-                start,
-                cache.count(piece, || tokenizer.bpe.count(piece.as_bytes())),
-            )
-        });
-        let index = PieceIndex::build(text.len(), pieces);
-        // The pretokenizer always covers the whole text (every character
-        // matches some alternative); if it ever did not, the index would be
-        // wrong, so drop it and count directly instead.
-        let index = index.filter(|_| covered == text.len());
+        let index = index_pieces(counter, text, cache);
         Self {
             counter,
             text,

@@ -5,6 +5,7 @@
 
 use proptest::prelude::*;
 
+use super::cache::{pack, CACHED_PIECE_BYTES};
 use super::*;
 
 /// Fragments that stress the pretokenizer: whitespace runs (the `\s+(?!\S)`
@@ -425,4 +426,44 @@ fn packed_keys_tell_pieces_of_every_cached_length_apart() {
         }
     }
     assert_ne!(pack(b"a"), pack(b"a\0"));
+}
+
+#[test]
+fn new_pieces_counted_in_batches_give_the_direct_counts() {
+    // More than two batches of pieces; words first seen in one batch and
+    // repeated in it (pending) and in later batches (cached), pieces too
+    // long to cache, and a warm cache for the second document: every piece
+    // count and the total must equal the encoder's own.
+    use std::fmt::Write as _;
+    let bpe = &bpe_openai::cl100k_base().bpe;
+    let counter = TokenizerKind::Cl100kBase.counter();
+    let mut text = String::new();
+    for i in 0..MISS_BATCH_PIECES {
+        let _ = write!(text, "w{} zq{} zq{} ", i % 700, i % 3, i);
+        if i % 997 == 0 {
+            text.push_str(&"y".repeat(CACHED_PIECE_BYTES + 40));
+            text.push(' ');
+        }
+    }
+    let mut cache = PieceCache::new(TokenizerKind::Cl100kBase);
+    for round in 0..2 {
+        let doc = DocumentTokens::with_cache(counter, &text, &mut cache);
+        let pieces: Vec<&str> = counter.pieces(&text).collect();
+        assert!(pieces.len() > 2 * MISS_BATCH_PIECES, "{}", pieces.len());
+        let mut at = 0;
+        for piece in pieces {
+            let want = bpe.count(piece.as_bytes());
+            assert_eq!(
+                doc.count(at..at + piece.len()),
+                want,
+                "round {round}: {piece:?} at {at}"
+            );
+            at += piece.len();
+        }
+        assert!(
+            !cache.has_pending(),
+            "a pending count was left in the cache"
+        );
+        assert_eq!(doc.total(), counter.count(&text), "round {round}");
+    }
 }

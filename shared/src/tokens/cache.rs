@@ -1,0 +1,319 @@
+//! Token counts of short pretokenizer pieces, kept across documents.
+//!
+//! Most pieces are short and repeat ("the", " of", "\n\n"), so remembering
+//! their counts skips the BPE encoder for the bulk of a text. The cache only
+//! memoizes a pure function: results are identical with or without it.
+//!
+//! Pieces of at most 15 bytes (almost all of them) live in a [`PackedTable`]:
+//! one `u128` per slot holds the piece, its length and its count, so a
+//! lookup reads one cache line. Issue 18 measured the cache's lookups at a
+//! fifth of `spec-v1`'s time with a `HashMap<u128, u32>` (a 32-byte bucket
+//! and a control byte group per entry, on two lines): the hot words are
+//! evicted between documents and each lookup waited for memory.
+
+use rustc_hash::FxHashMap;
+
+use super::TokenizerKind;
+
+/// Pieces up to this many bytes have their counts cached: words, and the
+/// whitespace runs of indented code, which repeat (issue 18: over the
+/// English corpus, caching up to 128 bytes instead of 24 cut the encoder
+/// calls for long pieces from 26,915 to 2,690; most long pieces are
+/// indentation). Longer pieces would only grow the cache.
+pub(super) const CACHED_PIECE_BYTES: usize = 128;
+
+/// A cache past this many entries is cleared: 2^18 short pieces are a few
+/// MB, enough for the working vocabulary of a large corpus.
+const MAX_CACHED_PIECES: usize = 1 << 18;
+
+/// Pieces up to this many bytes are keyed by [`pack`].
+const PACKED_PIECE_BYTES: usize = 15;
+
+/// Token counts of short pretokenizer pieces, kept across documents (see
+/// the module documentation).
+#[derive(Debug, Clone)]
+pub struct PieceCache {
+    kind: TokenizerKind,
+    /// Pieces of at most [`PACKED_PIECE_BYTES`] bytes.
+    packed: PackedTable,
+    /// Longer pieces, up to [`CACHED_PIECE_BYTES`].
+    counts: FxHashMap<Box<str>, u32>,
+}
+
+/// What a [`PieceCache`] knows of a piece.
+pub(super) enum Probe {
+    /// Its count.
+    Known(usize),
+    /// Nothing yet: the caller counts it (and fills it in, if cacheable).
+    New,
+    /// It was probed as [`Probe::New`] earlier and is not filled in yet.
+    Pending,
+}
+
+/// The count the long-piece map holds for a piece whose count is still
+/// being worked out (between [`PieceCache::probe`] and
+/// [`PieceCache::fill`]).
+const PENDING: u32 = u32::MAX;
+
+impl PieceCache {
+    /// An empty cache for `kind`.
+    pub fn new(kind: TokenizerKind) -> Self {
+        Self {
+            kind,
+            packed: PackedTable::default(),
+            counts: FxHashMap::default(),
+        }
+    }
+
+    /// The tokenizer the cached counts belong to.
+    pub fn kind(&self) -> TokenizerKind {
+        self.kind
+    }
+
+    /// Clears the cache when it is for another tokenizer or has grown past
+    /// [`MAX_CACHED_PIECES`].
+    pub(super) fn retarget(&mut self, kind: TokenizerKind) {
+        if self.kind != kind || self.counts.len() + self.packed.len > MAX_CACHED_PIECES {
+            self.packed.clear();
+            self.counts.clear();
+            self.kind = kind;
+        }
+    }
+
+    /// The count of `piece`, from the cache or from `bpe` (then cached).
+    pub(super) fn count(&mut self, piece: &str, bpe: impl FnOnce() -> usize) -> usize {
+        match self.probe(piece) {
+            Probe::Known(c) => c,
+            Probe::New | Probe::Pending => {
+                let c = bpe();
+                self.fill(piece, c);
+                c
+            }
+        }
+    }
+
+    /// What the cache knows of `piece`. A cacheable piece it does not know
+    /// is entered as pending ([`Probe::New`]); the caller must [`fill`] it
+    /// before the cache is used by anyone else. A piece too long to cache
+    /// is always [`Probe::New`].
+    ///
+    /// [`fill`]: PieceCache::fill
+    pub(super) fn probe(&mut self, piece: &str) -> Probe {
+        if piece.len() <= PACKED_PIECE_BYTES {
+            return self.packed.probe(piece.as_bytes());
+        }
+        if piece.len() > CACHED_PIECE_BYTES {
+            return Probe::New;
+        }
+        match self.counts.get(piece) {
+            Some(&PENDING) => Probe::Pending,
+            Some(&c) => Probe::Known(c as usize),
+            None => {
+                self.counts.insert(piece.into(), PENDING);
+                Probe::New
+            }
+        }
+    }
+
+    /// Records the count of `piece` (a no-op for pieces too long to cache).
+    pub(super) fn fill(&mut self, piece: &str, count: usize) {
+        if piece.len() <= PACKED_PIECE_BYTES {
+            self.packed.fill(piece.as_bytes(), count);
+        } else if piece.len() <= CACHED_PIECE_BYTES {
+            // A piece of at most 128 bytes has at most 128 tokens, never PENDING.
+            let count = u32::try_from(count).unwrap_or(PENDING - 1);
+            match self.counts.get_mut(piece) {
+                Some(c) => *c = count,
+                None => {
+                    self.counts.insert(piece.into(), count);
+                }
+            }
+        }
+    }
+
+    /// Whether any piece was left pending (a bug in a caller).
+    #[cfg(test)]
+    pub(super) fn has_pending(&self) -> bool {
+        self.counts.values().any(|&c| c == PENDING)
+            || self
+                .packed
+                .slots
+                .iter()
+                .any(|&s| s != 0 && s >> COUNT_SHIFT == 0)
+    }
+}
+
+/// A piece of at most [`PACKED_PIECE_BYTES`] bytes as one integer: its bytes
+/// in the low 15 bytes and its length in bits 120..124, so no two pieces
+/// share a key; bits 124..128 stay free for the count.
+pub(super) fn pack(piece: &[u8]) -> u128 {
+    let mut buf = [0u8; 16];
+    buf[..piece.len()].copy_from_slice(piece);
+    buf[15] = piece.len() as u8;
+    u128::from_le_bytes(buf)
+}
+
+/// Where a slot keeps the count: the top four bits. A piece of `n` bytes
+/// holds 1 to `n` tokens (a token is at least one byte), so 1..=15 fits, and
+/// 0 marks a pending count.
+const COUNT_SHIFT: u32 = 124;
+
+/// Open addressing with linear probing over `u128` slots: 0 is an empty
+/// slot (no key is 0: a key's length field is at least 1), any other value
+/// is [`pack`]'s key with the count in its top four bits.
+#[derive(Clone, Default)]
+struct PackedTable {
+    /// A power of two slots (or none before the first insert), at most half
+    /// of them full.
+    slots: Vec<u128>,
+    len: usize,
+}
+
+impl std::fmt::Debug for PackedTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PackedTable")
+            .field("len", &self.len)
+            .field("slots", &self.slots.len())
+            .finish()
+    }
+}
+
+/// The first table's size: 4,096 slots (64 KiB).
+const FIRST_SLOTS: usize = 1 << 12;
+
+impl PackedTable {
+    fn probe(&mut self, piece: &[u8]) -> Probe {
+        if piece.is_empty() {
+            return Probe::New;
+        }
+        let key = pack(piece);
+        match self.find(key) {
+            Ok(i) => match self.slots[i] >> COUNT_SHIFT {
+                0 => Probe::Pending,
+                c => Probe::Known(c as usize),
+            },
+            Err(_) => {
+                self.insert(key);
+                Probe::New
+            }
+        }
+    }
+
+    fn fill(&mut self, piece: &[u8], count: usize) {
+        // Counts outside 1..=15 cannot happen for pieces of 1..=15 bytes;
+        // such a piece simply stays uncached (or pending, and is recounted).
+        if piece.is_empty() || !(1..=15).contains(&count) {
+            return;
+        }
+        let key = pack(piece);
+        let i = match self.find(key) {
+            Ok(i) => i,
+            Err(_) => self.insert(key),
+        };
+        self.slots[i] = key | (count as u128) << COUNT_SHIFT;
+    }
+
+    /// The slot holding `key` (`Ok`), or the empty slot where it would go.
+    fn find(&self, key: u128) -> Result<usize, usize> {
+        if self.slots.is_empty() {
+            return Err(0);
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = slot_of(key, self.slots.len());
+        loop {
+            let slot = self.slots[i];
+            if slot == 0 {
+                return Err(i);
+            }
+            if slot & KEY_MASK == key {
+                return Ok(i);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Enters `key` with a pending count (it must not be in the table);
+    /// returns its slot.
+    fn insert(&mut self, key: u128) -> usize {
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let i = match self.find(key) {
+            Ok(i) | Err(i) => i,
+        };
+        self.slots[i] = key;
+        self.len += 1;
+        i
+    }
+
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(FIRST_SLOTS);
+        let old = std::mem::replace(&mut self.slots, vec![0; size]);
+        let mask = size - 1;
+        for slot in old.into_iter().filter(|&s| s != 0) {
+            let mut i = slot_of(slot & KEY_MASK, size);
+            while self.slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = slot;
+        }
+    }
+
+    fn clear(&mut self) {
+        self.slots = Vec::new();
+        self.len = 0;
+    }
+}
+
+/// A key without its count.
+const KEY_MASK: u128 = !(0xF << COUNT_SHIFT);
+
+/// The home slot of `key` in a table of `size` (a power of two) slots: the
+/// top bits of a multiplicative hash of both halves.
+fn slot_of(key: u128, size: usize) -> usize {
+    let lo = key as u64;
+    let hi = (key >> 64) as u64;
+    let h = (lo ^ hi.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let h = (h ^ (h >> 31)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    (h >> (64 - size.trailing_zeros())) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_keeps_every_count_through_growth() {
+        // Enough keys to grow the table several times, with lengths 1..=15
+        // and shared prefixes; pending entries stay pending until filled.
+        let mut table = PackedTable::default();
+        let keys: Vec<Vec<u8>> = (0..40_000u32)
+            .map(|i| {
+                let len = 1 + (i % 15) as usize;
+                let mut k = format!("{i:015}").into_bytes();
+                k.truncate(len);
+                k.extend(std::iter::repeat_n(b'x', len.saturating_sub(k.len())));
+                k
+            })
+            .collect();
+        let want = |k: &[u8]| 1 + (k.iter().map(|&b| b as usize).sum::<usize>() % k.len());
+        for k in &keys {
+            match table.probe(k) {
+                Probe::New => {}
+                Probe::Pending => assert!(table.find(pack(k)).is_ok()),
+                Probe::Known(c) => assert_eq!(c, want(k)),
+            }
+            assert!(matches!(table.probe(k), Probe::Pending | Probe::Known(_)));
+            table.fill(k, want(k));
+        }
+        for k in &keys {
+            match table.probe(k) {
+                Probe::Known(c) => assert_eq!(c, want(k), "{k:?}"),
+                _ => panic!("{k:?} lost"),
+            }
+        }
+        assert!(table.len * 2 <= table.slots.len());
+        assert!(matches!(table.probe(b""), Probe::New));
+        assert!(matches!(table.probe(b""), Probe::New));
+    }
+}
