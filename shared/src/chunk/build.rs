@@ -90,6 +90,10 @@ pub(crate) struct BuildContext<'a> {
     /// share a path, and fitting one counts tokens several times (issue
     /// 10: a fifth of `hierarchy-v1`'s time before this memo).
     crumbs: RefCell<FxHashMap<(String, usize), String>>,
+    /// Token counts of the texts fitting breadcrumbs counted so far: the
+    /// parts of one path recur in every deeper path (issue 18: fitting
+    /// breadcrumbs was 7% of `spec-v1`'s time, most of it recounting them).
+    crumb_counts: RefCell<FxHashMap<String, usize>>,
 }
 
 impl<'a> BuildContext<'a> {
@@ -110,6 +114,7 @@ impl<'a> BuildContext<'a> {
             blocks: input.blocks,
             close_fences: true,
             crumbs: RefCell::default(),
+            crumb_counts: RefCell::default(),
         }
     }
 
@@ -125,7 +130,16 @@ impl<'a> BuildContext<'a> {
         if let Some(hit) = self.crumbs.borrow().get(&key) {
             return hit.clone();
         }
-        let fitted = fit_breadcrumb(parts, &self.tokens.counter(), budget);
+        let counter = self.tokens.counter();
+        let count = |text: &str| {
+            if let Some(&n) = self.crumb_counts.borrow().get(text) {
+                return n;
+            }
+            let n = counter.count(text);
+            self.crumb_counts.borrow_mut().insert(text.to_owned(), n);
+            n
+        };
+        let fitted = fit_breadcrumb(parts, &count, budget);
         self.crumbs.borrow_mut().insert(key, fitted.clone());
         fitted
     }
@@ -353,10 +367,14 @@ const PART_MAX_TOKENS: usize = 12;
 /// `parts` joined with `" > "`, within `budget` tokens: long parts are
 /// shortened to their first words and an ellipsis, then the shallowest
 /// parts dropped (the deepest levels are kept), then the last one cut.
-pub(crate) fn fit_breadcrumb(parts: &[&str], counter: &dyn TokenCounter, budget: usize) -> String {
+pub(crate) fn fit_breadcrumb(
+    parts: &[&str],
+    count: &dyn Fn(&str) -> usize,
+    budget: usize,
+) -> String {
     // A token is at least one byte: text no longer than the budget in bytes
     // fits without counting.
-    let fits = |text: &str, max: usize| text.len() <= max || counter.count(text) <= max;
+    let fits = |text: &str, max: usize| text.len() <= max || count(text) <= max;
     let shorten = |part: &str, max: usize| -> String {
         if fits(part, max) {
             return part.to_owned();
@@ -368,7 +386,7 @@ pub(crate) fn fit_breadcrumb(parts: &[&str], counter: &dyn TokenCounter, budget:
             } else {
                 format!("{out} {word}")
             };
-            if counter.count(&candidate) + 1 > max {
+            if count(&candidate) + 1 > max {
                 break;
             }
             out = candidate;
@@ -420,12 +438,12 @@ mod tests {
     #[test]
     fn breadcrumbs_keep_within_the_budget_and_keep_the_deepest_levels() {
         let counter = crate::tokens::TokenizerKind::Cl100kBase.counter();
-        let short = fit_breadcrumb(&["Guide", "Install", "Linux"], &counter, 32);
+        let short = fit_breadcrumb(&["Guide", "Install", "Linux"], &|t| counter.count(t), 32);
         assert_eq!(short, "Guide > Install > Linux");
         let caption = "Figure 3: a caption that goes on and on about the experiment ".repeat(4);
         let long = fit_breadcrumb(
             &[&caption, "Results", "Ablation of the encoder"],
-            &counter,
+            &|t| counter.count(t),
             32,
         );
         assert!(counter.count(&long) <= 32, "{long}");
@@ -436,12 +454,12 @@ mod tests {
         assert!(long.contains('…'), "{long}");
         let deep: Vec<String> = (0..12).map(|i| format!("Level {i} heading")).collect();
         let refs: Vec<&str> = deep.iter().map(String::as_str).collect();
-        let fitted = fit_breadcrumb(&refs, &counter, 32);
+        let fitted = fit_breadcrumb(&refs, &|t| counter.count(t), 32);
         assert!(
             counter.count(&fitted) <= 32 && fitted.ends_with("Level 11 heading"),
             "{fitted}"
         );
-        let one = fit_breadcrumb(&["x".repeat(400).as_str()], &counter, 32);
+        let one = fit_breadcrumb(&["x".repeat(400).as_str()], &|t| counter.count(t), 32);
         assert!(counter.count(&one) <= 32, "{one}");
     }
 
