@@ -21,7 +21,8 @@
 # root), PROFILE (spec-v1), RUNS (3), CPU (the core to pin to, 0),
 # BIG_MIB (100), BIG (/tmp/chunk-worker-bench-big.md; kept between runs),
 # BIG_TIMEOUT (1200 s: the big file run is killed after that, exit status 124),
-# TS_MBPS (unset), SKIP_BUILD=1 (use the binaries already in target/release),
+# TS_MBPS (unset), BUILD_PROFILE (release; production for fat LTO, both sides),
+# SKIP_BUILD=1 (use the binaries already in target/$BUILD_PROFILE),
 # SKIP_BIG=1 (skip the big file test).
 #
 # Needs GNU time as /usr/bin/time for max RSS (`apt-get install -y time` on
@@ -48,16 +49,18 @@ fi
 command -v taskset >/dev/null || { echo "taskset not found (util-linux)" >&2; exit 2; }
 [ -d "$CORPUS" ] || { echo "corpus not found at $CORPUS" >&2; exit 2; }
 
+# Both sides are built with the same cargo profile: BUILD_PROFILE=release
+# (the default) or production (fat LTO, one codegen unit: issue 18's figures).
+BUILD_PROFILE=${BUILD_PROFILE:-release}
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  echo "==> cargo build --release -p worker; cargo build --release -p shared --example bpe_count"
-  cargo build --release -p worker
-  cargo build --release -p shared --example bpe_count
+  echo "==> cargo build --profile $BUILD_PROFILE -p worker -p shared --bin chunk-worker --example bpe_count"
+  cargo build --profile "$BUILD_PROFILE" -p worker -p shared --bin chunk-worker --example bpe_count
 fi
 
 # Copies, so a concurrent build in this checkout cannot swap a binary mid-run.
 WORK=$(mktemp -d /tmp/bench-cli.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-cp target/release/chunk-worker target/release/examples/bpe_count "$WORK/"
+cp "target/$BUILD_PROFILE/chunk-worker" "target/$BUILD_PROFILE/examples/bpe_count" "$WORK/"
 
 load1() { cut -d' ' -f1 /proc/loadavg; }
 
