@@ -6,7 +6,7 @@ use std::time::Duration;
 use reqwest::blocking::Response;
 use serde_json::json;
 
-use crate::{good, problem, Server};
+use crate::{good, problem, slow_markdown, Server};
 
 #[test]
 fn quick_requests_over_the_limit_get_an_honest_retry_after() {
@@ -58,13 +58,7 @@ fn a_failing_strategy_opens_its_circuit_then_recovers() {
         ("API__RATE_LIMITS__BURST", "1000"),
     ]);
     let t = good("acme-prod", "dave");
-    let mut slow = String::new();
-    for i in 0..3000 {
-        slow.push_str(&format!(
-            "## Section {i}\n\nParagraph {i} says something long enough to count.\n\n"
-        ));
-    }
-    let slow = json!({"document_id": "slow", "markdown": slow}).to_string();
+    let slow = json!({"document_id": "slow", "markdown": slow_markdown()}).to_string();
     for _ in 0..5 {
         let p = problem(s.post(Some(&t), slow.clone()), 503);
         assert!(p["detail"].as_str().unwrap().contains("deadline"), "{p}");

@@ -110,6 +110,20 @@ fn good(tenant: &str, user: &str) -> String {
     )
 }
 
+/// Markdown that takes far longer to chunk than the tests' 40 ms deadline,
+/// with a wide margin in a test build: 20,000 sections (1.5 MB, under the
+/// HTTP body limit of 2 MB). The 3,000 sections used before fell under 40 ms
+/// in a test build once issue 18's engine cuts landed.
+fn slow_markdown() -> String {
+    let mut slow = String::new();
+    for i in 0..20_000 {
+        slow.push_str(&format!(
+            "## Section {i}\n\nParagraph {i} says something long enough to count.\n\n"
+        ));
+    }
+    slow
+}
+
 /// Asserts a problem response: status, media type, body fields, headers.
 fn problem(r: Response, status: u16) -> Value {
     assert_eq!(r.status().as_u16(), status);

@@ -6,7 +6,7 @@ use std::path::Path;
 use reqwest::blocking::Response;
 use serde_json::{json, Value};
 
-use crate::{client, good, now, token, Server, DOC};
+use crate::{client, good, now, slow_markdown, token, Server, DOC};
 
 /// What one documented answer needs: a request against one of two servers.
 fn status_of(r: Response) -> u16 {
@@ -61,12 +61,7 @@ fn the_openapi_description_is_committed_and_every_documented_status_answers() {
             .find(|s| *s == 429)
             .unwrap_or(0)
     };
-    let mut slow = String::new();
-    for i in 0..3000 {
-        slow.push_str(&format!(
-            "## Section {i}\n\nParagraph {i} says something long enough.\n\n"
-        ));
-    }
+    let slow = slow_markdown();
     let chunk = |s: &Server, t: Option<&str>, body: String| status_of(s.post(t, body));
     let doc_body = json!({"document_id": "d", "markdown": DOC}).to_string();
     let answers: Vec<(&str, &str, u16, u16)> = vec![
