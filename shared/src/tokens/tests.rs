@@ -6,7 +6,9 @@
 use proptest::prelude::*;
 
 use super::cache::{pack, CACHED_PIECE_BYTES};
+use super::index::MISS_BATCH_PIECES;
 use super::*;
+use std::ops::Range;
 
 /// Fragments that stress the pretokenizer: whitespace runs (the `\s+(?!\S)`
 /// look-ahead and `\s+$`), newline runs, punctuation followed by newlines,
