@@ -161,12 +161,28 @@ const COUNT_SHIFT: u32 = 124;
 /// Open addressing with linear probing over `u128` slots: 0 is an empty
 /// slot (no key is 0: a key's length field is at least 1), any other value
 /// is [`pack`]'s key with the count in its top four bits.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 struct PackedTable {
     /// A power of two slots (or none before the first insert), at most half
     /// of them full.
     slots: Vec<u128>,
     len: usize,
+    /// This table's hash key, drawn per table: pieces come from documents,
+    /// and a document crafted to collide under a fixed hash would turn every
+    /// lookup into a walk along one cluster. The layout is all it changes.
+    seed: [u64; 2],
+}
+
+impl Default for PackedTable {
+    fn default() -> Self {
+        use std::hash::BuildHasher;
+        let state = std::collections::hash_map::RandomState::new();
+        Self {
+            slots: Vec::new(),
+            len: 0,
+            seed: [state.hash_one(0u8), state.hash_one(1u8)],
+        }
+    }
 }
 
 impl std::fmt::Debug for PackedTable {
@@ -219,7 +235,7 @@ impl PackedTable {
             return Err(0);
         }
         let mask = self.slots.len() - 1;
-        let mut i = slot_of(key, self.slots.len());
+        let mut i = slot_of(key, self.slots.len(), self.seed);
         loop {
             let slot = self.slots[i];
             if slot == 0 {
@@ -251,7 +267,7 @@ impl PackedTable {
         let old = std::mem::replace(&mut self.slots, vec![0; size]);
         let mask = size - 1;
         for slot in old.into_iter().filter(|&s| s != 0) {
-            let mut i = slot_of(slot & KEY_MASK, size);
+            let mut i = slot_of(slot & KEY_MASK, size, self.seed);
             while self.slots[i] != 0 {
                 i = (i + 1) & mask;
             }
@@ -269,12 +285,14 @@ impl PackedTable {
 const KEY_MASK: u128 = !(0xF << COUNT_SHIFT);
 
 /// The home slot of `key` in a table of `size` (a power of two) slots: the
-/// top bits of a multiplicative hash of both halves.
-fn slot_of(key: u128, size: usize) -> usize {
+/// top bits of a keyed multiplicative hash, one half after the other (each
+/// half mixed with its own key word before the multiply, so no fixed
+/// relation between the halves collides for every seed).
+fn slot_of(key: u128, size: usize, seed: [u64; 2]) -> usize {
     let lo = key as u64;
     let hi = (key >> 64) as u64;
-    let h = (lo ^ hi.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let h = (h ^ (h >> 31)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    let h = (lo ^ seed[0]).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let h = (h ^ (h >> 29) ^ hi ^ seed[1]).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     (h >> (64 - size.trailing_zeros())) as usize
 }
 
@@ -315,5 +333,17 @@ mod tests {
         assert!(table.len * 2 <= table.slots.len());
         assert!(matches!(table.probe(b""), Probe::New));
         assert!(matches!(table.probe(b""), Probe::New));
+    }
+
+    #[test]
+    fn each_table_draws_its_own_hash_key() {
+        // Two tables place the same keys differently (a fixed layout is what
+        // a crafted document could flood); both still find every key.
+        let (a, b) = (PackedTable::default(), PackedTable::default());
+        assert_ne!(a.seed, b.seed);
+        let keys: Vec<u128> = (0..64u8).map(|i| pack(&[b'a', i])).collect();
+        assert!(keys
+            .iter()
+            .any(|&k| slot_of(k, FIRST_SLOTS, a.seed) != slot_of(k, FIRST_SLOTS, b.seed)));
     }
 }
