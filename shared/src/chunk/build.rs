@@ -12,7 +12,6 @@ use crate::strategy::ChunkInput;
 use crate::tokens::{DocumentTokens, TokenCounter};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::fmt::Write as _;
 
 /// A heading longer than this (characters) is not a title (a figure
 /// caption that a stray `=` line made a setext H1, say).
@@ -89,7 +88,7 @@ pub(crate) struct BuildContext<'a> {
     /// Fitted breadcrumbs by heading path and budget: neighbouring chunks
     /// share a path, and fitting one counts tokens several times (issue
     /// 10: a fifth of `hierarchy-v1`'s time before this memo).
-    crumbs: RefCell<FxHashMap<(String, usize), String>>,
+    crumbs: RefCell<FxHashMap<(Vec<u8>, usize), String>>,
     /// Token counts of the texts fitting breadcrumbs counted so far: the
     /// parts of one path recur in every deeper path (issue 18: fitting
     /// breadcrumbs was 7% of `spec-v1`'s time, most of it recounting them).
@@ -121,10 +120,10 @@ impl<'a> BuildContext<'a> {
     /// [`fit_breadcrumb`] of `parts` within `budget`, memoized.
     fn breadcrumb(&self, parts: &[&str], budget: usize) -> String {
         // Each part with its length in front: no two paths share a key.
-        let mut path = String::with_capacity(parts.iter().map(|p| p.len() + 4).sum());
+        let mut path = Vec::with_capacity(parts.iter().map(|p| p.len() + 8).sum());
         for part in parts {
-            let _ = write!(path, "{}:", part.len());
-            path.push_str(part);
+            path.extend_from_slice(&part.len().to_le_bytes());
+            path.extend_from_slice(part.as_bytes());
         }
         let key = (path, budget);
         if let Some(hit) = self.crumbs.borrow().get(&key) {

@@ -9,7 +9,7 @@
 //! 100 MB document costs roughly 50 MB of index instead of the ~200 MB that a
 //! plain `(u32 offset, u32 cumulative count)` pair per piece would take.
 
-use super::cache::Probe;
+use super::cache::{Encoder, Probe};
 use super::{pretokenize, Bpe, PieceCache, TokenizerKind};
 
 /// Bits per bitmap word; one rank/total checkpoint is kept per word.
@@ -266,14 +266,15 @@ pub(super) fn index_pieces(counter: Bpe, text: &str, cache: &mut PieceCache) -> 
     // The pieces without `pieces`' box: one virtual call per piece was
     // measurable over millions of pieces.
     let tokenizer = counter.tokenizer();
+    let encoder = Encoder::of(counter);
     match counter.kind {
         TokenizerKind::Cl100kBase => index_of(
             pretokenize::cl100k_pieces(text, tokenizer),
             text,
-            &tokenizer.bpe,
+            encoder,
             cache,
         ),
-        TokenizerKind::O200kBase => index_of(tokenizer.split(text), text, &tokenizer.bpe, cache),
+        TokenizerKind::O200kBase => index_of(tokenizer.split(text), text, encoder, cache),
     }
 }
 
@@ -281,20 +282,20 @@ pub(super) fn index_pieces(counter: Bpe, text: &str, cache: &mut PieceCache) -> 
 fn index_of<'t>(
     pieces: impl Iterator<Item = &'t str>,
     text: &str,
-    bpe: &bpe_openai::byte_pair_encoding::BytePairEncoding,
+    encoder: Encoder,
     cache: &mut PieceCache,
 ) -> Option<PieceIndex> {
     let mut index = PieceIndex::with_len(text.len())?;
     let mut batch = MissBatch::default();
     let mut covered = 0usize;
     for piece in pieces {
-        batch.push(covered, piece, cache);
+        batch.push(text, covered, piece, cache);
         covered += piece.len();
         if batch.starts.len() == MISS_BATCH_PIECES {
-            batch.flush(bpe, cache, &mut index)?;
+            batch.flush(encoder, cache, &mut index)?;
         }
     }
-    batch.flush(bpe, cache, &mut index)?;
+    batch.flush(encoder, cache, &mut index)?;
     // The pretokenizer always covers the whole text (every character
     // matches some alternative); if it ever did not, the index would be
     // wrong, so drop it and count directly instead.
@@ -314,10 +315,11 @@ struct MissBatch<'t> {
 }
 
 impl<'t> MissBatch<'t> {
-    fn push(&mut self, start: usize, piece: &'t str, cache: &mut PieceCache) {
+    /// Adds `piece`, which starts at byte `start` of `text`.
+    fn push(&mut self, text: &str, start: usize, piece: &'t str, cache: &mut PieceCache) {
         let slot = self.starts.len();
         self.starts.push(start);
-        self.counts.push(match cache.probe(piece) {
+        self.counts.push(match cache.probe_at(text, start, piece) {
             Probe::Known(c) => c,
             Probe::New => {
                 self.new.push((slot, piece));
@@ -334,12 +336,12 @@ impl<'t> MissBatch<'t> {
     /// the whole batch into `index`.
     fn flush(
         &mut self,
-        bpe: &bpe_openai::byte_pair_encoding::BytePairEncoding,
+        encoder: Encoder,
         cache: &mut PieceCache,
         index: &mut PieceIndex,
     ) -> Option<()> {
         for &(slot, piece) in &self.new {
-            let c = bpe.count(piece.as_bytes());
+            let c = encoder.count(piece);
             cache.fill(piece, c);
             self.counts[slot] = c;
         }
@@ -349,7 +351,7 @@ impl<'t> MissBatch<'t> {
                 // Only cacheable pieces are ever pending, and every one was
                 // filled above; count directly rather than trust that.
                 Probe::New | Probe::Pending => {
-                    let c = bpe.count(piece.as_bytes());
+                    let c = encoder.count(piece);
                     cache.fill(piece, c);
                     c
                 }

@@ -18,6 +18,7 @@ use std::cell::RefCell;
 
 use std::sync::OnceLock;
 
+use cache::Encoder;
 pub use cache::PieceCache;
 pub use document::DocumentTokens;
 
@@ -122,8 +123,8 @@ impl TokenCounter for Bpe {
     /// repeats its words, and the encoder costs microseconds per call. The
     /// cache is borrowed once per text, not once per piece.
     fn count(&self, text: &str) -> usize {
-        self.with_cache(|mut cache, bpe| {
-            let mut one = |piece: &str| count_piece(cache.as_deref_mut(), bpe, piece);
+        self.with_cache(|mut cache, encoder| {
+            let mut one = |piece: &str| count_piece(cache.as_deref_mut(), encoder, piece);
             // The pieces without `pieces`' box: this runs for every short
             // text (breadcrumbs, probes).
             let tokenizer = self.tokenizer();
@@ -140,23 +141,20 @@ impl TokenCounter for Bpe {
 impl Bpe {
     /// The BPE count of one pretokenizer piece (cached as in `count`).
     fn piece_count(&self, piece: &str) -> usize {
-        self.with_cache(|cache, bpe| count_piece(cache, bpe, piece))
+        self.with_cache(|cache, encoder| count_piece(cache, encoder, piece))
     }
 
     /// Runs `f` with this thread's piece cache for this tokenizer (`None`
     /// if it is already borrowed, which never happens in practice) and the
     /// encoder.
-    fn with_cache<R>(
-        &self,
-        f: impl FnOnce(Option<&mut PieceCache>, &bpe_openai::byte_pair_encoding::BytePairEncoding) -> R,
-    ) -> R {
+    fn with_cache<R>(&self, f: impl FnOnce(Option<&mut PieceCache>, Encoder) -> R) -> R {
         thread_local! {
             static CACHES: RefCell<[PieceCache; 2]> = RefCell::new([
                 PieceCache::new(TokenizerKind::Cl100kBase),
                 PieceCache::new(TokenizerKind::O200kBase),
             ]);
         }
-        let bpe = &self.tokenizer().bpe;
+        let encoder = Encoder::of(*self);
         let slot = match self.kind {
             TokenizerKind::Cl100kBase => 0,
             TokenizerKind::O200kBase => 1,
@@ -165,22 +163,18 @@ impl Bpe {
             Ok(mut caches) => {
                 let cache = &mut caches[slot];
                 cache.retarget(self.kind);
-                f(Some(cache), bpe)
+                f(Some(cache), encoder)
             }
-            Err(_) => f(None, bpe),
+            Err(_) => f(None, encoder),
         })
     }
 }
 
 /// The count of one piece, through `cache` when there is one.
-fn count_piece(
-    cache: Option<&mut PieceCache>,
-    bpe: &bpe_openai::byte_pair_encoding::BytePairEncoding,
-    piece: &str,
-) -> usize {
+fn count_piece(cache: Option<&mut PieceCache>, encoder: Encoder, piece: &str) -> usize {
     match cache {
-        Some(cache) => cache.count(piece, || bpe.count(piece.as_bytes())),
-        None => bpe.count(piece.as_bytes()),
+        Some(cache) => cache.count(piece, || encoder.count(piece)),
+        None => encoder.count(piece),
     }
 }
 /// The first char boundary at or after `i` (`s.len()` past the end).
