@@ -5,6 +5,8 @@
 //! `chunk-worker chunk` (issue 18). The derive stays the definition: tests
 //! compare the two over every fixture, profile and generated string.
 
+use std::ops::Range;
+
 use super::record::Chunk;
 
 use crate::swar::{bytes_equal, has_less, word};
@@ -108,6 +110,23 @@ fn opt_str_field(out: &mut Vec<u8>, name: &str, value: Option<&str>) {
     }
 }
 
+/// Appends `embed_text` as a JSON string, where `out[text]` already holds
+/// `chunk_text` as one. An embed text is mostly a breadcrumb in front of the
+/// chunk's text, or the text itself: escaping works character by character,
+/// so the escaped text is copied instead of escaping it a second time.
+fn push_embed_text(embed_text: &str, chunk_text: &str, text: Range<usize>, out: &mut Vec<u8>) {
+    match embed_text.strip_suffix(chunk_text) {
+        Some(head) if !chunk_text.is_empty() && text.len() >= 2 => {
+            push_json_str(head, out);
+            // Drop the head's closing quote; the copy brings the text's
+            // characters (past its opening quote) and its closing quote.
+            out.pop();
+            out.extend_from_within(text.start + 1..text.end);
+        }
+        _ => push_json_str(embed_text, out),
+    }
+}
+
 fn value_field(
     out: &mut Vec<u8>,
     name: &str,
@@ -144,8 +163,12 @@ pub fn push_chunk_json(chunk: &Chunk, out: &mut Vec<u8>) -> Result<(), serde_jso
     }
     out.push(b']');
     str_field(out, "chunk_path", &c.chunk_path);
-    str_field(out, "chunk_text", &c.chunk_text);
-    str_field(out, "embed_text", &c.embed_text);
+    key(out, false, "chunk_text");
+    let text = out.len();
+    push_json_str(&c.chunk_text, out);
+    let text = text..out.len();
+    key(out, false, "embed_text");
+    push_embed_text(&c.embed_text, &c.chunk_text, text, out);
     if let Some(n) = c.embed_token_count {
         num_field(out, "embed_token_count", u64::from(n));
     }
@@ -216,6 +239,33 @@ mod tests {
             let mut mine = Vec::new();
             push_json_str(&s, &mut mine);
             prop_assert_eq!(String::from_utf8(mine).unwrap(), serde_json::to_string(&s).unwrap());
+        }
+
+        /// An embed text written from the chunk text's escaped copy is the
+        /// embed text escaped: with the text as its suffix (a breadcrumb in
+        /// front, or none), and without (then escaped in full).
+        #[test]
+        fn embed_text_escapes_as_serde_json_does(
+            head in prop::collection::vec(prop::sample::select(vec![
+                "a", " > ", "\"", "\\", "\n", "\u{1}", "ж", "\u{1f600}",
+            ]), 0..8),
+            text in prop::collection::vec(prop::sample::select(vec![
+                "a", "bcdefgh", "\"", "\\", "\n", "\t", "\u{0}", "ж", "\u{2028}",
+            ]), 0..24),
+            suffix in any::<bool>(),
+        ) {
+            let text: String = text.concat();
+            let embed = if suffix { head.concat() + &text } else { head.concat() + "x" };
+            let mut out = b"prefix".to_vec();
+            let start = out.len();
+            push_json_str(&text, &mut out);
+            let range = start..out.len();
+            let before = out.len();
+            push_embed_text(&embed, &text, range, &mut out);
+            prop_assert_eq!(
+                String::from_utf8(out[before..].to_vec()).unwrap(),
+                serde_json::to_string(&embed).unwrap()
+            );
         }
     }
 
