@@ -248,6 +248,33 @@ fn output_is_byte_identical_across_runs() {
     assert_eq!(first.stdout, second.stdout);
 }
 
+/// `chunk` on one core (here `taskset -c 0`) chunks each file as it is
+/// written, without the chunking thread: the output, the failures and the
+/// exit status are those of the two-thread run.
+#[test]
+fn one_core_writes_what_two_threads_write() {
+    let Ok(probe) = Command::new("taskset").args(["-c", "0", "true"]).output() else {
+        println!("skipped: no taskset on this machine");
+        return;
+    };
+    assert!(probe.status.success());
+    let missing = temp_dir("one-core").join("absent.md");
+    let mut args: Vec<PathBuf> = vec![PathBuf::from("chunk"), missing];
+    args.extend(markdown_fixtures());
+    let two = chunk_worker(&args);
+    let one = Command::new("taskset")
+        .args(["-c", "0"])
+        .arg(env!("CARGO_BIN_EXE_chunk-worker"))
+        .args(&args)
+        .output()
+        .unwrap();
+    assert_eq!(two.status.code(), Some(1), "{}", stderr(&two));
+    assert_eq!(one.status.code(), two.status.code(), "{}", stderr(&one));
+    assert!(!two.stdout.is_empty());
+    assert_eq!(one.stdout, two.stdout);
+    assert_eq!(stderr(&one), stderr(&two));
+}
+
 #[test]
 fn the_same_file_elsewhere_differs_only_in_file_path() {
     let dir = temp_dir("copy");

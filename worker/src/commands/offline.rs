@@ -237,24 +237,14 @@ pub fn chunk(
 
     let bar = progress_bar(progress, inputs.len());
     let mut summary = Summary::default();
-    // One thread chunks while this one writes: the output of a document is
-    // serialized while the next is chunked.
-    std::thread::scope(|s| -> Result<(), OfflineError> {
-        let (done, chunked) = sync_channel(CHUNKED_AHEAD);
-        let (engine, profile, metadata, inputs) = (&engine, &profile, metadata.as_ref(), &inputs);
-        s.spawn(move || {
-            for input in inputs {
-                let result = match &input.listing_error {
-                    Some(e) => Err(FileFailure::source_unavailable(&input.path, e)),
-                    None => chunk_file(engine, profile, args, metadata, &input.path),
-                };
-                // The writer stopped (a closed stdout, an error): stop too.
-                if done.send(result).is_err() {
-                    break;
-                }
-            }
-        });
-        for (i, result) in chunked.into_iter().enumerate() {
+    let (engine, profile, metadata, inputs) = (&engine, &profile, metadata.as_ref(), &inputs);
+    let chunk_input = |input: &Input| match &input.listing_error {
+        Some(e) => Err(FileFailure::source_unavailable(&input.path, e)),
+        None => chunk_file(engine, profile, args, metadata, &input.path),
+    };
+    // Writes each document's result, in input order.
+    let mut write_all = |results: &mut dyn Iterator<Item = FileResult>| -> Written {
+        for (i, result) in results.enumerate() {
             let input = &inputs[i];
             bar.set_message(input.path.display().to_string());
             if let Ok(Some(note)) = result.as_ref().map(|d| d.note.as_ref()) {
@@ -310,7 +300,29 @@ pub fn chunk(
             bar.inc(1);
         }
         Ok(())
-    })?;
+    };
+    if std::thread::available_parallelism().map_or(true, |n| n.get() > 1) {
+        // One thread chunks while this one writes: the output of a document
+        // is serialized while the next is chunked.
+        std::thread::scope(|s| -> Result<(), OfflineError> {
+            let (done, chunked) = sync_channel(CHUNKED_AHEAD);
+            s.spawn(move || {
+                for input in inputs {
+                    // The writer stopped (a closed stdout, an error): stop too.
+                    if done.send(chunk_input(input)).is_err() {
+                        break;
+                    }
+                }
+            });
+            write_all(&mut chunked.into_iter())
+        })?;
+    } else {
+        // One core (`taskset -c 0`, a one-CPU container): a second thread
+        // would only take turns with this one, and free every chunk in
+        // another thread's arena; each document is chunked as it is written
+        // (issue 18).
+        write_all(&mut inputs.iter().map(chunk_input))?;
+    }
     bar.finish_and_clear();
     if let Some((out, _)) = files_out {
         out.finish()?;
@@ -450,6 +462,12 @@ struct Chunked {
     /// When chunking started and how long it took.
     timing: (time::OffsetDateTime, std::time::Duration),
 }
+
+/// One input file chunked, or why not.
+type FileResult = Result<Chunked, FileFailure>;
+
+/// What writing the results came to.
+type Written = Result<(), OfflineError>;
 
 /// Documents chunked ahead of the one being written.
 const CHUNKED_AHEAD: usize = 4;
