@@ -352,8 +352,10 @@ fn starts_with_exact_heading(chunk_text: &str, full: &[&str]) -> bool {
     };
     let first = chunk_text.lines().next().unwrap_or("");
     let hashes = first.bytes().take_while(|b| *b == b'#').count();
+    // A space or a tab after the `#`s (CommonMark; `is_atx_heading` in
+    // `strategy/recursive/split.rs` reads them the same way).
     (1..=6).contains(&hashes)
-        && first[hashes..].starts_with(' ')
+        && first[hashes..].starts_with([' ', '\t'])
         && first[hashes..].trim().trim_end_matches('#').trim() == only.trim()
 }
 
@@ -460,6 +462,28 @@ mod tests {
         );
         let one = fit_breadcrumb(&["x".repeat(400).as_str()], &|t| counter.count(t), 32);
         assert!(counter.count(&one) <= 32, "{one}");
+    }
+
+    #[test]
+    fn a_chunk_opening_with_its_only_heading_gets_no_breadcrumb_of_it() {
+        for (text, yes) in [
+            ("# Install\n\nRun it.", true),
+            ("#\tInstall\n\nRun it.", true),
+            ("## Install ##\n", true),
+            ("#Install\n", false),
+            ("# Other\n", false),
+            ("Install\n", false),
+        ] {
+            assert_eq!(
+                starts_with_exact_heading(text, &["Install"]),
+                yes,
+                "{text:?}"
+            );
+        }
+        assert!(!starts_with_exact_heading(
+            "# Install\n",
+            &["Guide", "Install"]
+        ));
     }
 
     #[test]
