@@ -258,7 +258,8 @@ fn one_core_writes_what_two_threads_write() {
         return;
     };
     assert!(probe.status.success());
-    let missing = temp_dir("one-core").join("absent.md");
+    let dir = temp_dir("one-core");
+    let missing = dir.join("absent.md");
     let mut args: Vec<PathBuf> = vec![PathBuf::from("chunk"), missing];
     args.extend(markdown_fixtures());
     let two = chunk_worker(&args);
@@ -273,6 +274,7 @@ fn one_core_writes_what_two_threads_write() {
     assert!(!two.stdout.is_empty());
     assert_eq!(one.stdout, two.stdout);
     assert_eq!(stderr(&one), stderr(&two));
+    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]

@@ -116,14 +116,14 @@ fn opt_str_field(out: &mut Vec<u8>, name: &str, value: Option<&str>) {
 /// so the escaped text is copied instead of escaping it a second time.
 fn push_embed_text(embed_text: &str, chunk_text: &str, text: Range<usize>, out: &mut Vec<u8>) {
     match embed_text.strip_suffix(chunk_text) {
-        Some(head) if !chunk_text.is_empty() && text.len() >= 2 => {
+        Some(head) => {
             push_json_str(head, out);
             // Drop the head's closing quote; the copy brings the text's
             // characters (past its opening quote) and its closing quote.
             out.pop();
             out.extend_from_within(text.start + 1..text.end);
         }
-        _ => push_json_str(embed_text, out),
+        None => push_json_str(embed_text, out),
     }
 }
 

@@ -466,9 +466,16 @@ mod tests {
                 checked > encoder.bpe.num_tokens() * 9 / 10,
                 "{kind:?}: {checked}"
             );
-            // And the shortcut answers for them without the encoder.
-            assert_eq!(encoder.count(" the"), 1);
-            assert_eq!(encoder.count(" chunking"), encoder.bpe.count(b" chunking"));
+            // A whole token is in the table; a piece of several tokens is
+            // not, and is counted by the encoder.
+            assert!(encoder.whole.find(pack(b" the")).is_ok());
+            let several = " zqxjkv";
+            assert!(encoder.bpe.count(several.as_bytes()) > 1);
+            assert!(encoder.whole.find(pack(several.as_bytes())).is_err());
+            assert_eq!(
+                encoder.count(several),
+                encoder.bpe.count(several.as_bytes())
+            );
         }
     }
 
