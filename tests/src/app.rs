@@ -312,6 +312,22 @@ impl TestApp {
         Ok(out)
     }
 
+    /// Waits until no outbox row is pending: the relay marks a row published
+    /// after the broker's confirm, up to 100 ms after its event went out.
+    pub async fn outbox_marked(&self) -> anyhow::Result<()> {
+        eventually("every outbox row to be marked published", DEADLINE, || {
+            let pool = self.pool.clone();
+            async move {
+                let pending: i64 =
+                    sqlx::query_scalar("SELECT count(*) FROM outbox WHERE published_at IS NULL")
+                        .fetch_one(&pool)
+                        .await?;
+                Ok((pending == 0).then_some(()))
+            }
+        })
+        .await
+    }
+
     /// Waits for the next dead-lettered message.
     pub async fn next_dead_letter(&self) -> anyhow::Result<Received> {
         self.next(&self.topology.failed_queue(), DEADLINE).await

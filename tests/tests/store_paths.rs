@@ -114,7 +114,7 @@ async fn one_statement_and_the_transaction_write_the_same_rows() -> R {
     let v1 = version(&chunked, "v1", metadata.clone());
     let stored = versions::store_first_version(&one.pool, &v1, &links, &keys).await?;
     assert!(
-        matches!(stored, Some(StoreOutcome::Stored { is_current: true, chunk_count, changed, outbox_id: Some(_) })
+        matches!(stored, Some(StoreOutcome::Stored { is_current: true, chunk_count, changed, event: Some(_) })
             if chunk_count == chunked.chunks.len() && changed == chunk_count),
         "{stored:?}"
     );

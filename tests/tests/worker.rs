@@ -125,18 +125,7 @@ async fn happy_path_stores_what_the_engine_produces_and_publishes_one_event() ->
 
     // The relay marks the row published after the broker's confirm, which
     // can come a moment after the event reached our consumer.
-    let pool = app.pool.clone();
-    eventually("the outbox row to be marked published", DEADLINE, || {
-        let pool = pool.clone();
-        async move {
-            let pending: i64 =
-                sqlx::query_scalar("SELECT count(*) FROM outbox WHERE published_at IS NULL")
-                    .fetch_one(&pool)
-                    .await?;
-            Ok((pending == 0).then_some(()))
-        }
-    })
-    .await?;
+    app.outbox_marked().await?;
     app.cleanup().await
 }
 

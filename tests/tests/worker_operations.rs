@@ -304,6 +304,8 @@ async fn published_outbox_rows_are_pruned_and_pending_ones_kept() -> R {
     app.publish_json(&message("acme-prod", "doc-prune", "v1", "# P\n\nText.\n"))
         .await?;
     app.next_event().await?;
+    // The relay marks the row published at most 100 ms after the confirm.
+    app.outbox_marked().await?;
     // A pending row nobody can route stays, whatever its age.
     sqlx::query(
         "INSERT INTO outbox (event_id, exchange, routing_key, payload, created_at, next_attempt_at) \

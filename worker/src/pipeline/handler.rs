@@ -298,7 +298,7 @@ pub async fn handle(
             is_current,
             chunk_count,
             changed,
-            outbox_id,
+            event,
         }) => {
             ctx.metrics.observe_stage(Stage::Store, started.elapsed());
             ctx.metrics.chunks_stored(
@@ -306,8 +306,8 @@ pub async fn handle(
                 &labels,
                 doc.chunks.iter().map(|c| c.token_count),
             );
-            match outbox_id {
-                Some(id) => ctx.outbox.push(id),
+            match event {
+                Some(event) => ctx.outbox.push(event),
                 None => ctx.outbox.wake(),
             }
             Ok(Outcome::Stored {

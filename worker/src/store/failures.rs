@@ -101,6 +101,7 @@ pub async fn record_failure(pool: &PgPool, f: &FailureRecord) -> Result<(), sqlx
         FAILED_ROUTING_KEY,
         &payload,
         &f.event_headers,
+        false,
     )
     .await?;
     tx.commit().await

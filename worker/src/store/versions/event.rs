@@ -4,7 +4,9 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
-use shared::contract::{ChunkingCompleted, GranularityChunks, UnchangedChunk, COMPLETED_SCHEMA};
+use shared::contract::{
+    ChunkingCompleted, GranularityChunks, UnchangedChunk, COMPLETED_ROUTING_KEY, COMPLETED_SCHEMA,
+};
 use shared::{Chunk, DocumentMeta};
 use uuid::Uuid;
 
@@ -23,6 +25,25 @@ pub fn completed_event_id(tenant_id: &str, document_id: &str, source_version_id:
         &EVENT_NAMESPACE,
         format!("{COMPLETED_SCHEMA}|{tenant_id}|{document_id}|{source_version_id}").as_bytes(),
     )
+}
+
+/// The committed `chunking.completed` row `id` of `v`, as the relay
+/// publishes it from memory: the same values the row holds.
+pub fn handed_over(
+    id: i64,
+    event_id: Uuid,
+    payload: String,
+    v: &NewVersion<'_>,
+) -> crate::outbox::Pending {
+    crate::outbox::Pending {
+        id,
+        event_id,
+        exchange: EVENTS_EXCHANGE.to_owned(),
+        routing_key: COMPLETED_ROUTING_KEY.to_owned(),
+        payload,
+        headers: v.event_headers.clone(),
+        attempts: 0,
+    }
 }
 
 /// A chunk of the previous current version: `(chunk_id, content_hash,

@@ -50,12 +50,15 @@ static SQL: LazyLock<String> = LazyLock::new(|| {
            SELECT $1, $2, $3, $4, $5, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, 'current' \
            FROM doc \
          ), chunk_rows AS ({chunks}), link_rows AS ({links}), event AS ( \
-           INSERT INTO outbox (tenant_id, event_id, exchange, routing_key, payload, headers) \
-           SELECT $1, $20, $21, $22, $23, $24 FROM doc ON CONFLICT (event_id) DO NOTHING RETURNING id \
+           INSERT INTO outbox (tenant_id, event_id, exchange, routing_key, payload, headers, \
+             next_attempt_at) \
+           SELECT $1, $20, $21, $22, $23, $24, {leased_until} FROM doc \
+           ON CONFLICT (event_id) DO NOTHING RETURNING id \
          ) \
          SELECT EXISTS (SELECT 1 FROM doc), (SELECT id FROM event)",
         chunks = chunks::insert_sql(chunks_first, filter),
         links = insert_links_sql(links_first, filter),
+        leased_until = crate::outbox::leased_until(),
     )
 });
 
@@ -86,12 +89,9 @@ pub async fn store_first_version(
     let link_arrays = LinkArrays::new(v.chunks, links)?;
     let q = row::bind_key(sqlx::query(SQL.as_str()), v);
     let q = row::bind_document_keys(q, keys);
+    let event_id = completed_event_id(v.tenant_id, v.document_id, v.source_version_id);
     let q = row::bind_version_facts(q, v, event.chunk_count, event.total_tokens)
-        .bind(completed_event_id(
-            v.tenant_id,
-            v.document_id,
-            v.source_version_id,
-        ))
+        .bind(event_id)
         .bind(EVENTS_EXCHANGE)
         .bind(COMPLETED_ROUTING_KEY)
         .bind(&payload)
@@ -105,7 +105,7 @@ pub async fn store_first_version(
         is_current: true,
         chunk_count: v.chunks.len(),
         changed: event.changed_chunk_ids.len(),
-        outbox_id,
+        event: outbox_id.map(|id| event::handed_over(id, event_id, payload, v)),
     }))
 }
 

@@ -76,8 +76,9 @@ pub enum StoreOutcome {
         chunk_count: usize,
         /// Chunks whose content is new relative to the previous current version.
         changed: usize,
-        /// The outbox row of its event, to hand to the relay.
-        outbox_id: Option<i64>,
+        /// Its event, to hand to the relay (`None` when the outbox had it
+        /// already: the relay's scan finds it).
+        event: Option<crate::outbox::Pending>,
     },
     /// The version was already stored: nothing was written.
     AlreadyStored,
@@ -360,6 +361,7 @@ async fn store_in_transaction(
         COMPLETED_ROUTING_KEY,
         &payload,
         &v.event_headers,
+        true,
     )
     .await?;
 
@@ -368,7 +370,7 @@ async fn store_in_transaction(
         is_current,
         chunk_count: v.chunks.len(),
         changed,
-        outbox_id,
+        event: outbox_id.map(|id| event::handed_over(id, event_id, payload, v)),
     })
 }
 
