@@ -17,6 +17,11 @@
 //! each piece is matched anchored at its start, `split(&text[pos..])`'s first
 //! piece is exactly the piece at `pos`. A test compares both splitters piece
 //! for piece.
+//!
+//! The letters of the basic Russian alphabet (U+0410-U+044F, U+0401 and
+//! U+0451, all `\p{L}`) count as letters too, so a Russian word (alone or
+//! after one ASCII prefix character, as in ` слово` or `(слово`) is decided
+//! here as well; any other non-ASCII character still gives up.
 
 /// Pieces of `text` exactly as `tokenizer` (cl100k_base) splits them.
 pub(crate) fn cl100k_pieces<'a>(
@@ -60,13 +65,48 @@ fn is_newline(b: u8) -> bool {
     b == b'\r' || b == b'\n'
 }
 
+/// Whether a letter of the basic Russian alphabet (two bytes) starts at `k`:
+/// U+0401, U+0410-U+043F (`D0 81`, `D0 90`-`D0 BF`), U+0440-U+044F and
+/// U+0451 (`D1 80`-`D1 8F`, `D1 91`).
+fn is_cyrillic_at(b: &[u8], k: usize) -> bool {
+    matches!(
+        (b.get(k), b.get(k + 1)),
+        (Some(0xD0), Some(0x81 | 0x90..=0xBF)) | (Some(0xD1), Some(0x80..=0x8F | 0x91))
+    )
+}
+
+/// The end of the run of letters (ASCII or basic Russian) from `k`, or None
+/// if it runs into another non-ASCII character (which may be a letter).
+fn letters_from(b: &[u8], mut k: usize) -> Option<usize> {
+    while k < b.len() {
+        let x = b[k];
+        if x >= 0x80 {
+            if is_cyrillic_at(b, k) {
+                k += 2;
+                continue;
+            }
+            return None;
+        }
+        if !is_letter(x) {
+            break;
+        }
+        k += 1;
+    }
+    Some(k)
+}
+
 /// The end of the cl100k piece starting at `i`, or None if a non-ASCII
 /// character could change the answer.
 pub(crate) fn ascii_piece_end(b: &[u8], i: usize) -> Option<usize> {
     let n = b.len();
     let c = *b.get(i)?;
     if c >= 0x80 {
-        return None;
+        // 2. `\p{L}+` from a Russian letter (no prefix: it is a letter).
+        return if is_cyrillic_at(b, i) {
+            letters_from(b, i)
+        } else {
+            None
+        };
     }
     // Reads the byte at k: None past the end; gives up on non-ASCII.
     let at = |k: usize| -> Result<Option<u8>, ()> {
@@ -92,28 +132,18 @@ pub(crate) fn ascii_piece_end(b: &[u8], i: usize) -> Option<usize> {
             }
         }
     }
-    // The run of ASCII letters from k (None if it runs into non-ASCII).
-    let letters_from = |mut k: usize| -> Option<usize> {
-        while k < n {
-            let x = b[k];
-            if x >= 0x80 {
-                return None;
-            }
-            if !is_letter(x) {
-                break;
-            }
-            k += 1;
-        }
-        Some(k)
-    };
     // 2. [^\r\n\p{L}\p{N}]?\p{L}+
     if is_letter(c) {
-        return letters_from(i);
+        return letters_from(b, i);
     }
     if !is_newline(c) && !is_digit(c) {
+        // `c` is the optional prefix (ASCII, not a letter or digit).
+        if is_cyrillic_at(b, i + 1) {
+            return letters_from(b, i + 1);
+        }
         if let Some(x) = at(i + 1).ok()? {
             if is_letter(x) {
-                return letters_from(i + 1);
+                return letters_from(b, i + 1);
             }
         }
     }
@@ -201,6 +231,7 @@ mod tests {
             "...dots!?!... (parens) [x]{y} #hash @at $100.00 50% a-b_c",
             "\tword \x0bvt \x0cff \x01ctl\x1f",
             "naïve café — “quotes” и русский текст, ёж; ſ 'ſ 'é",
+            "«Ёлка» ёж-Я 'я ЖЖ\u{301}ж (ж) слово1 Ѐѐ ѣ ЯЯЯé тест\u{a0}тест Ёё\nя",
             "\u{a0}nbsp \u{3000}ideo\u{2003}em x\u{a0}\u{a0}y  \u{a0}z",
             "emoji 😀👍🏽 and 中文字符 and ٣٤٥ digits 1٢3",
             "   ",
@@ -218,10 +249,58 @@ mod tests {
     #[test]
     fn fast_pieces_equal_the_regex_on_generated_text() {
         const FRAGMENTS: &[&str] = &[
-            " ", "  ", "\t", "\n", "\r\n", "\n\n", "a", "Word", "'s", "'T", "'re", "'LL", "'d",
-            "'x", "1", "12", "1234", ".", "...", "!?", "-", "_", "(", ")", "#", "é", "ж", "Ж",
-            "😀", "\u{a0}", "\u{3000}", "\u{301}", "٣", "ſ", "\x0b", "\x0c", "\x01", "’", "—", "«",
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            "\r\n",
+            "\n\n",
+            "a",
+            "Word",
+            "'s",
+            "'T",
+            "'re",
+            "'LL",
+            "'d",
+            "'x",
+            "1",
+            "12",
+            "1234",
+            ".",
+            "...",
+            "!?",
+            "-",
+            "_",
+            "(",
+            ")",
+            "#",
+            "é",
+            "ж",
+            "Ж",
+            "😀",
+            "\u{a0}",
+            "\u{3000}",
+            "\u{301}",
+            "٣",
+            "ſ",
+            "\x0b",
+            "\x0c",
+            "\x01",
+            "’",
+            "—",
+            "«",
             "中",
+            "ё",
+            "Ё",
+            "я",
+            "Я",
+            "а",
+            "п",
+            "р",
+            "ѐ",
+            "Ѐ",
+            "ѣ",
+            "слово",
         ];
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let mut next = move || {
