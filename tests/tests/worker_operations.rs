@@ -383,3 +383,40 @@ fn gauge(ctx: &worker::context::Context, name: &str) -> Option<i64> {
         .lines()
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_leased_outbox_row_waits_for_its_lease_then_any_relay_publishes_it() -> R {
+    let app = TestApp::spawn().await?;
+    // What the relay handed over is written with its lease.
+    app.publish_json(&message("acme-prod", "doc-lease", "v1", "# L\n\nText.\n"))
+        .await?;
+    app.next_event().await?;
+    let leased: bool = sqlx::query_scalar(
+        "SELECT next_attempt_at >= created_at + make_interval(secs => $1) FROM outbox",
+    )
+    .bind(f64::from(worker::outbox::HANDOVER_LEASE_SECS) - 1.0)
+    .fetch_one(&app.pool)
+    .await?;
+    assert!(leased, "a handed-over row carries the hand-over lease");
+    // A row another process committed and never published (it died): no
+    // scan takes it while its lease runs, every scan may once it ran out.
+    sqlx::query(
+        "INSERT INTO outbox (event_id, exchange, routing_key, payload, next_attempt_at) \
+         VALUES ($1, 'ingest.events', 'chunking.completed', \
+                 '{\"schema\":\"chunking.completed/v1\",\"document_id\":\"doc-orphan\"}', \
+                 now() + interval '2 seconds')",
+    )
+    .bind(uuid::Uuid::new_v4())
+    .execute(&app.pool)
+    .await?;
+    // The test worker scans every 200 ms: five scans see the leased row.
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    assert!(
+        app.get(&app.events_queue).await?.is_none(),
+        "a leased row was published before its lease ran out"
+    );
+    let ev = app.next_event().await?.json()?;
+    assert_eq!(ev["document_id"], "doc-orphan");
+    app.outbox_marked().await?;
+    app.cleanup().await
+}
