@@ -14,7 +14,7 @@ use crate::chunk::validate::validate;
 use crate::embed::{EmbedTokenizer, Embedder};
 use crate::error::ChunkError;
 use crate::markdown::{parse_blocks, Block};
-use crate::normalize::{normalize, NormalizedDocument};
+use crate::normalize::{normalize, normalize_with_blocks, NormalizedDocument};
 use crate::profile::{Profile, ProfileOrigin, ProfileSet, DEFAULT_PROFILE};
 use crate::strategy::{ChunkInput, Registry};
 use crate::tokens::DocumentTokens;
@@ -228,24 +228,26 @@ impl Engine {
     ) -> Result<ChunkedDocument, ChunkError> {
         let profile = self.profile(profile)?;
         window_ready(profile)?;
-        let doc = normalize(markdown)?;
         let counter = profile.tokenizer.counter();
-        // The thread's piece cache, shared with every other count on this
-        // thread (breadcrumbs, probes) and kept across documents.
-        let count = || DocumentTokens::with_thread_cache(counter, &doc.text);
-        let (tokens, blocks) = if crate::multi::parallel(profile, doc.text.len()) {
+        let (doc, tokens, blocks);
+        if crate::multi::parallel(profile, markdown.len()) {
             // A multi-granularity profile uses the cores from the start: the
             // blocks are parsed while the tokens are counted.
-            std::thread::scope(|s| {
+            doc = normalize(markdown)?;
+            (tokens, blocks) = std::thread::scope(|s| {
                 let blocks = s.spawn(|| parse_blocks(&doc.text));
-                let tokens = count();
+                let tokens = DocumentTokens::with_thread_cache(counter, &doc.text);
                 // A panic there panics here, as it would have unthreaded.
                 let blocks = blocks.join().unwrap_or_else(|_| parse_blocks(&doc.text));
                 (tokens, blocks)
-            })
+            });
         } else {
-            (count(), parse_blocks(&doc.text))
-        };
+            // One parse serves normalization and the blocks.
+            (doc, blocks) = normalize_with_blocks(markdown)?;
+            // The thread's piece cache, shared with every other count on
+            // this thread (breadcrumbs, probes) and kept across documents.
+            tokens = DocumentTokens::with_thread_cache(counter, &doc.text);
+        }
         let chunks = chunk_with_tokens(&doc, &blocks, &tokens, meta, profile, self.embedder())?;
         drop(tokens);
         // The normalized text moves into the result: a large document is

@@ -226,3 +226,37 @@ fn corpus_positions_map_back_to_the_original() {
     }
     println!("{lines} normalized lines map back to the original");
 }
+
+/// Normalization's one parse gives every corpus document the blocks a parse
+/// of its normalized text gives (issue 18), and says how many documents
+/// took the one-parse path.
+#[test]
+fn corpus_blocks_from_one_parse_equal_a_second_parse() {
+    let root = Path::new(CORPUS);
+    if !root.is_dir() {
+        println!("corpus not found at {}; skipping", root.display());
+        return;
+    }
+    let (mut files, mut differ) = (0usize, Vec::new());
+    for path in markdown_files(root) {
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok((doc, blocks)) = shared::normalize::normalize_with_blocks(&bytes) else {
+            continue;
+        };
+        files += 1;
+        assert_eq!(
+            doc,
+            shared::normalize::normalize(&bytes).unwrap(),
+            "{}",
+            path.display()
+        );
+        if blocks != shared::markdown::parse_blocks(&doc.text) {
+            differ.push(path.display().to_string());
+        }
+    }
+    println!(
+        "one parse against two: {files} documents, {} differ",
+        differ.len()
+    );
+    assert!(differ.is_empty(), "blocks differ: {differ:?}");
+}

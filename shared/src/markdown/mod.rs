@@ -83,64 +83,70 @@ pub struct Block {
 
 /// Parses the top-level blocks of a normalized document.
 pub fn parse_blocks(text: &str) -> Vec<Block> {
+    let (raw, _) = raw_blocks(text, false);
+    finish_blocks(raw, text, |offset| offset)
+}
+
+/// The blocks of `source` as the parser reports them: ranges not trimmed
+/// (a block's start already moved back to its line start over indentation),
+/// heading texts final. With `protect`, also the byte ranges normalization
+/// keeps verbatim: code blocks, tables and HTML blocks at any depth, and
+/// front matter, merged where they touch (see `crate::normalize`).
+pub(crate) fn raw_blocks(source: &str, protect: bool) -> (Vec<Block>, Vec<Range<usize>>) {
     let mut blocks: Vec<Block> = Vec::new();
+    let mut protected: Vec<Range<usize>> = Vec::new();
     let mut depth = 0usize;
     let mut heading: Option<String> = None;
     let mut list_depth = 0usize;
-    let (fm, events) = body_events(text);
+    let (fm, events) = body_events(source);
     if fm > 0 {
-        blocks.push(Block {
-            kind: BlockKind::FrontMatter,
-            range: trim_end(text, 0..fm),
-            heading_text: String::new(),
-            items: Vec::new(),
-            nested_code: Vec::new(),
-        });
+        blocks.push(block(BlockKind::FrontMatter, 0..fm));
+        if protect {
+            protected.push(0..fm);
+        }
     }
     for (event, range) in events {
         match event {
             Event::Start(tag) => {
+                if protect && matches!(tag, Tag::CodeBlock(_) | Tag::Table(_) | Tag::HtmlBlock) {
+                    match protected.last_mut() {
+                        Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+                        _ => protected.push(range.clone()),
+                    }
+                }
                 if depth == 0 {
                     let kind = match &tag {
                         Tag::Heading { level, .. } => {
                             heading = Some(String::new());
-                            Some(BlockKind::Heading {
+                            BlockKind::Heading {
                                 level: *level as u8,
-                            })
+                            }
                         }
-                        Tag::Paragraph => Some(BlockKind::Paragraph),
-                        Tag::List(first) => Some(BlockKind::List {
+                        Tag::Paragraph => BlockKind::Paragraph,
+                        Tag::List(first) => BlockKind::List {
                             ordered: first.is_some(),
-                        }),
-                        Tag::Table(_) => Some(BlockKind::Table),
-                        Tag::CodeBlock(k) => Some(BlockKind::Code {
+                        },
+                        Tag::Table(_) => BlockKind::Table,
+                        Tag::CodeBlock(k) => BlockKind::Code {
                             fenced: matches!(k, CodeBlockKind::Fenced(_)),
-                        }),
-                        Tag::BlockQuote(_) => Some(BlockKind::Quote),
-                        Tag::HtmlBlock => Some(BlockKind::Html),
-                        _ => Some(BlockKind::Other),
+                        },
+                        Tag::BlockQuote(_) => BlockKind::Quote,
+                        Tag::HtmlBlock => BlockKind::Html,
+                        _ => BlockKind::Other,
                     };
-                    if let Some(kind) = kind {
-                        blocks.push(Block {
-                            kind,
-                            range: trim_end(text, line_start(text, range.start)..range.end),
-                            heading_text: String::new(),
-                            items: Vec::new(),
-                            nested_code: Vec::new(),
-                        });
-                    }
+                    blocks.push(block(kind, line_start(source, range.start)..range.end));
                 }
                 if matches!(tag, Tag::List(_)) {
                     list_depth += 1;
                 }
                 if depth > 0 && matches!(tag, Tag::CodeBlock(_)) {
                     if let Some(b) = blocks.last_mut() {
-                        b.nested_code.push(trim_end(text, range.clone()));
+                        b.nested_code.push(range.clone());
                     }
                 }
                 if matches!(tag, Tag::Item) && list_depth == 1 && depth == 1 {
                     if let Some(b) = blocks.last_mut() {
-                        b.items.push(trim_end(text, range.clone()));
+                        b.items.push(range.clone());
                     }
                 }
                 depth += 1;
@@ -168,24 +174,48 @@ pub fn parse_blocks(text: &str) -> Vec<Block> {
                     h.push(' ');
                 }
             }
-            Event::Rule if depth == 0 => blocks.push(Block {
-                kind: BlockKind::ThematicBreak,
-                range: trim_end(text, range),
-                heading_text: String::new(),
-                items: Vec::new(),
-                nested_code: Vec::new(),
-            }),
+            Event::Rule if depth == 0 => blocks.push(block(BlockKind::ThematicBreak, range)),
             // Top-level inline HTML or stray text outside a block: keep as text.
-            Event::Html(_) | Event::InlineHtml(_) if depth == 0 => blocks.push(Block {
-                kind: BlockKind::Other,
-                range: trim_end(text, range),
-                heading_text: String::new(),
-                items: Vec::new(),
-                nested_code: Vec::new(),
-            }),
+            Event::Html(_) | Event::InlineHtml(_) if depth == 0 => {
+                blocks.push(block(BlockKind::Other, range))
+            }
             _ => {}
         }
     }
+    (blocks, protected)
+}
+
+/// A block of `kind` over `range`, with no heading text, items or nested code yet.
+fn block(kind: BlockKind, range: Range<usize>) -> Block {
+    Block {
+        kind,
+        range,
+        heading_text: String::new(),
+        items: Vec::new(),
+        nested_code: Vec::new(),
+    }
+}
+
+/// The blocks of `text` from the [`raw_blocks`] of a source whose offsets
+/// `map` takes to `text`'s: ranges mapped and trimmed, empty blocks dropped,
+/// gaps filled, flattened tables found. For `text` itself, `map` is the
+/// identity; for the text before normalization collapsed its whitespace,
+/// it follows the collapsed runs (`crate::normalize::Collapsed`).
+pub(crate) fn finish_blocks(
+    raw: Vec<Block>,
+    text: &str,
+    map: impl Fn(usize) -> usize,
+) -> Vec<Block> {
+    let place = |r: &Range<usize>| trim_end(text, map(r.start)..map(r.end));
+    let mut blocks: Vec<Block> = raw
+        .into_iter()
+        .map(|b| Block {
+            range: place(&b.range),
+            items: b.items.iter().map(place).collect(),
+            nested_code: b.nested_code.iter().map(place).collect(),
+            ..b
+        })
+        .collect();
     blocks.retain(|b| !b.range.is_empty());
     blocks.sort_by_key(|b| b.range.start);
     let mut blocks = fill_gaps(text, blocks);

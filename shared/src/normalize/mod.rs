@@ -27,7 +27,11 @@ use pulldown_cmark::{Event, Options, Parser, Tag};
 
 use crate::error::ChunkError;
 
+mod one_parse;
 mod scan;
+
+pub use one_parse::normalize_with_blocks;
+use one_parse::Collapsed;
 
 pub(crate) use scan::{lines, needs_collapse};
 
@@ -40,14 +44,21 @@ pub struct NormalizedDocument {
 
 /// Normalizes raw markdown bytes.
 pub fn normalize(bytes: &[u8]) -> Result<NormalizedDocument, ChunkError> {
+    let unified = unified(bytes)?;
+    Ok(NormalizedDocument {
+        text: collapse_whitespace(&unified, || protected_ranges(&unified), None),
+    })
+}
+
+/// Steps 1-3: the decoded text, its controls removed and line endings unified.
+fn unified(bytes: &[u8]) -> Result<Cow<'_, str>, ChunkError> {
     let text = std::str::from_utf8(bytes).map_err(|e| ChunkError::InvalidUtf8 {
         byte_offset: e.valid_up_to(),
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let clean = remove_controls(text);
-    let unified = unify_line_endings(&clean);
-    Ok(NormalizedDocument {
-        text: collapse_whitespace(&unified),
+    Ok(match remove_controls(text) {
+        Cow::Borrowed(clean) => unify_line_endings(clean),
+        Cow::Owned(clean) => Cow::Owned(unify_line_endings(&clean).into_owned()),
     })
 }
 
@@ -185,9 +196,14 @@ pub(crate) fn is_hspace(c: char) -> bool {
 /// ranges come from a Markdown parse, which is only run once a line that
 /// collapsing would change is met: a document without one is copied as it
 /// is, parse-free (issue 18).
-fn collapse_whitespace(text: &str) -> String {
+fn collapse_whitespace(
+    text: &str,
+    protected: impl FnOnce() -> Vec<Range<usize>>,
+    mut runs: Option<&mut Collapsed>,
+) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut protected: Option<Vec<Range<usize>>> = None;
+    let mut protected = Some(protected);
+    let mut ranges: Vec<Range<usize>> = Vec::new();
     let mut next_range = 0;
     let mut line_start = 0;
     for line in scan::lines_inclusive(text) {
@@ -203,7 +219,9 @@ fn collapse_whitespace(text: &str) -> String {
             line_start = line_end;
             continue;
         }
-        let ranges = protected.get_or_insert_with(|| protected_ranges(text));
+        if let Some(find) = protected.take() {
+            ranges = find();
+        }
         while ranges.get(next_range).is_some_and(|r| r.end <= line_start) {
             next_range += 1;
         }
@@ -214,7 +232,15 @@ fn collapse_whitespace(text: &str) -> String {
             out.push_str(line);
         } else {
             out.push_str(&body[..lead]);
-            collapse_rest(rest, &mut out);
+            let at = line_start + lead;
+            collapse_rest(rest, &mut out, |start, before, after| {
+                if let Some(runs) = runs.as_deref_mut() {
+                    let run = &rest[start..start + before];
+                    runs.exotic |= run.bytes().any(|b| b != b' ')
+                        || (after == 0 && rest[..start].ends_with('\\'));
+                    runs.record(at + start, before, after);
+                }
+            });
             out.push_str(newline);
         }
         line_start = line_end;
@@ -286,30 +312,37 @@ pub(crate) fn utf8_len(lead: u8) -> usize {
 /// Collapses the whitespace runs of a line after its leading structure:
 /// one plain space (or one lone no-break-like space) stays, other runs
 /// become one space, trailing whitespace is dropped.
-fn collapse_rest(rest: &str, out: &mut String) {
-    let mut run = String::new();
-    let mut pending_run = false;
-    for c in rest.chars() {
+///
+/// `on_run(start, before, after)` hears of every run that changes: its
+/// byte offset in `rest`, its length, and the length it became (0 when
+/// dropped; a lone tab stays one byte long).
+fn collapse_rest(rest: &str, out: &mut String, mut on_run: impl FnMut(usize, usize, usize)) {
+    let mut run_start: Option<usize> = None;
+    for (i, c) in rest.char_indices() {
         if is_hspace(c) {
-            run.push(c);
-            pending_run = true;
+            run_start.get_or_insert(i);
         } else {
-            if pending_run {
+            if let Some(start) = run_start.take() {
                 // One plain space, or one lone no-break-like space, stays itself.
+                let run = &rest[start..i];
                 let mut it = run.chars();
                 match (it.next(), it.next()) {
                     (Some(only), None) if only != '\t' && only != '\u{0b}' && only != '\u{0c}' => {
                         out.push(only)
                     }
-                    _ => out.push(' '),
+                    _ => {
+                        out.push(' ');
+                        on_run(start, run.len(), 1);
+                    }
                 }
-                run.clear();
-                pending_run = false;
             }
             out.push(c);
         }
     }
     // Trailing horizontal whitespace is dropped.
+    if let Some(start) = run_start {
+        on_run(start, rest.len() - start, 0);
+    }
 }
 
 #[cfg(test)]
@@ -377,7 +410,7 @@ mod tests {
                 k /= n;
             }
             let mut collapsed = String::new();
-            collapse_rest(&line, &mut collapsed);
+            collapse_rest(&line, &mut collapsed, |_, _, _| {});
             // The check may send a line to the slow path that comes out
             // unchanged (one lone no-break space); never the other way.
             if !scan::needs_collapse(&line) {

@@ -57,6 +57,35 @@ proptest! {
         }
     }
 
+    /// One parse gives the blocks two give: normalization's parse of the
+    /// text before collapsing, carried across the collapsed runs, against
+    /// a parse of the normalized text (issue 18). The documents get extra
+    /// whitespace inside their lines: runs of spaces and tabs, lone and
+    /// doubled no-break spaces, trailing runs, a backslash before one.
+    #[test]
+    fn one_parse_gives_the_blocks_of_two(
+        doc in document(),
+        spaces in proptest::collection::vec(
+            (any::<proptest::sample::Index>(), proptest::sample::select(&[
+                "  ", "\t", " \t ", "   ", "\u{a0}", "\u{a0}\u{a0}", "\u{2003} ", "\\  ", "\x0c",
+            ][..])),
+            0..24,
+        ),
+    ) {
+        let mut doc = doc;
+        for (at, run) in spaces {
+            // After the first character of a line, at a char boundary.
+            let i = at.index(doc.len().max(1));
+            let Some(i) = (i..doc.len()).find(|&i| {
+                doc.is_char_boundary(i) && i > 0 && !doc[..i].ends_with('\n')
+            }) else { continue };
+            doc.insert_str(i, run);
+        }
+        let (normalized, blocks) = shared::normalize::normalize_with_blocks(doc.as_bytes()).unwrap();
+        prop_assert_eq!(&normalized, &normalize(doc.as_bytes()).unwrap());
+        prop_assert_eq!(blocks, shared::markdown::parse_blocks(&normalized.text), "{:?}", doc);
+    }
+
     /// Normalization is idempotent on generated Markdown.
     #[test]
     fn normalization_is_idempotent_on_markdown(doc in document()) {
