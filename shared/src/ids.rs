@@ -27,7 +27,7 @@ pub fn canonical_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut prose = String::new();
     let mut fence: Option<(u8, usize)> = None;
-    for line in text.split('\n') {
+    for line in crate::normalize::lines(text) {
         match fence {
             None => {
                 if let Some(open) = fence_of(line) {
@@ -187,7 +187,7 @@ pub fn unclosed_fence(text: &str) -> Option<String> {
         return None;
     }
     let mut open: Option<(u8, usize, usize)> = None;
-    for line in text.split('\n') {
+    for line in crate::normalize::lines(text) {
         match open {
             None => {
                 if let Some((ch, len)) = fence_of(line) {
