@@ -193,9 +193,10 @@ pub(crate) fn is_hspace(c: char) -> bool {
 }
 
 /// Collapses whitespace on every line outside the protected ranges. The
-/// ranges come from a Markdown parse, which is only run once a line that
+/// ranges come from `protected`, a Markdown parse only run once a line that
 /// collapsing would change is met: a document without one is copied as it
-/// is, parse-free (issue 18).
+/// is, parse-free (issue 18). `runs`, when given, hears of every run that
+/// collapsing changed, to carry offsets across them ([`Collapsed`]).
 fn collapse_whitespace(
     text: &str,
     protected: impl FnOnce() -> Vec<Range<usize>>,
