@@ -82,13 +82,18 @@ impl Committed {
         events.drain(..n).collect()
     }
 
-    /// Puts events that could not be published back in front, in order.
+    /// Puts events that could not be published back in front, in order;
+    /// past the bound, the newest are left to the scan, as in `push`.
     pub(super) fn put_back(&self, back: Vec<Pending>) {
         let mut events = self.events.lock().unwrap_or_else(|p| p.into_inner());
         for event in back.into_iter().rev() {
             events.push_front(event);
         }
-        events.truncate(MAX_HANDED_OVER);
+        if events.len() > MAX_HANDED_OVER {
+            events.truncate(MAX_HANDED_OVER);
+            self.scan_requested
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
     }
 }
 
@@ -137,5 +142,23 @@ mod tests {
         assert_eq!(held.len(), MAX_HANDED_OVER);
         assert_eq!(held.last().unwrap().id, MAX_HANDED_OVER as i64 - 1);
         assert!(c.take_scan_request(), "the dropped event is scanned for");
+    }
+
+    #[test]
+    fn events_put_back_past_the_bound_leave_the_newest_to_the_scan() {
+        let c = Committed::default();
+        let bound = i64::try_from(MAX_HANDED_OVER).unwrap();
+        for id in 10..10 + bound {
+            c.push(event(id));
+        }
+        assert!(!c.take_scan_request());
+        // Events taken earlier, not confirmed, come back in front of a full
+        // hand-over: the newest held events are dropped and scanned for.
+        c.put_back((0..10).map(event).collect());
+        let held = c.take(usize::MAX);
+        assert_eq!(held.len(), MAX_HANDED_OVER);
+        assert_eq!(ids(&held[..3]), [0, 1, 2]);
+        assert_eq!(held.last().unwrap().id, bound - 1);
+        assert!(c.take_scan_request(), "the dropped events are scanned for");
     }
 }

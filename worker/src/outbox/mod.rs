@@ -45,14 +45,28 @@ pub const HANDOVER_LEASE_SECS: u32 = 10;
 /// confirm (or once a batch of them is together).
 pub const MARK_INTERVAL: Duration = Duration::from_millis(100);
 
+// A row's mark must land long before its lease runs out, or other relays'
+// scans would publish it again: checked when the crate compiles.
+const _: () = assert!(HANDOVER_LEASE_SECS as u128 * 1000 >= 50 * MARK_INTERVAL.as_millis());
+
+/// Which relay publishes an outbox row's event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Publisher {
+    /// The committing process's relay, from memory: the row gets the
+    /// hand-over lease, and the caller hands the event over
+    /// ([`Committed::push`]) once the transaction has committed.
+    HandOver,
+    /// Any relay's scan: the row is due at once, and the caller wakes the
+    /// relay ([`Committed::wake`]).
+    Scan,
+}
+
 /// Adds an event to the outbox inside `tx` (idempotent on `event_id`);
 /// `headers` (a JSON object of strings, e.g. `traceparent`) travel as AMQP
 /// headers; `tenant_id` is the event's tenant (row-level security filters on
-/// it; `None` for a message too broken to name one). With `handed_over`, the
-/// row gets the hand-over lease and the caller hands the event to the relay
-/// ([`Committed::push`]) once `tx` has committed; without, the relay's scan
-/// finds it ([`Committed::wake`]). Returns the new row's id (`None` when the
-/// event was already there).
+/// it; `None` for a message too broken to name one); `publisher` says who
+/// publishes it. Returns the new row's id (`None` when the event was
+/// already there).
 #[allow(clippy::too_many_arguments)]
 pub async fn enqueue(
     tx: &mut Transaction<'_, Postgres>,
@@ -62,7 +76,7 @@ pub async fn enqueue(
     routing_key: &str,
     payload: &str,
     headers: &serde_json::Value,
-    handed_over: bool,
+    publisher: Publisher,
 ) -> Result<Option<i64>, sqlx::Error> {
     static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         format!(
@@ -79,7 +93,7 @@ pub async fn enqueue(
         .bind(routing_key)
         .bind(payload)
         .bind(headers)
-        .bind(handed_over)
+        .bind(publisher == Publisher::HandOver)
         .fetch_optional(&mut **tx)
         .await
 }
@@ -100,16 +114,4 @@ pub async fn prune(pool: &sqlx::PgPool, retention: Duration) -> Result<u64, sqlx
     .execute(pool)
     .await?;
     Ok(done.rows_affected())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_lease_outlasts_the_mark_interval_many_times() {
-        // A row's mark must land long before its lease runs out, or other
-        // relays' scans would publish it again.
-        assert!(Duration::from_secs(u64::from(HANDOVER_LEASE_SECS)) >= 50 * MARK_INTERVAL);
-    }
 }

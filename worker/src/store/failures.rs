@@ -101,7 +101,7 @@ pub async fn record_failure(pool: &PgPool, f: &FailureRecord) -> Result<(), sqlx
         FAILED_ROUTING_KEY,
         &payload,
         &f.event_headers,
-        false,
+        crate::outbox::Publisher::Scan,
     )
     .await?;
     tx.commit().await

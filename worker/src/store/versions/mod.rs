@@ -361,7 +361,7 @@ async fn store_in_transaction(
         COMPLETED_ROUTING_KEY,
         &payload,
         &v.event_headers,
-        true,
+        crate::outbox::Publisher::HandOver,
     )
     .await?;
 
