@@ -13,7 +13,7 @@ use crate::chunk::record::{Chunk, DocumentMeta};
 use crate::chunk::validate::validate;
 use crate::embed::{EmbedTokenizer, Embedder};
 use crate::error::ChunkError;
-use crate::markdown::{parse_blocks, Block};
+use crate::markdown::{parse_blocks, Block, CharIndex};
 use crate::normalize::{normalize, normalize_with_blocks, NormalizedDocument};
 use crate::profile::{Profile, ProfileOrigin, ProfileSet, DEFAULT_PROFILE};
 use crate::strategy::{ChunkInput, Registry};
@@ -309,10 +309,12 @@ fn chunk_with_tokens(
     profile: &Profile,
     embedder: Option<&dyn Embedder>,
 ) -> Result<Vec<Chunk>, ChunkError> {
+    let chars = CharIndex::new(&doc.text);
     let input = ChunkInput {
         doc,
         blocks,
         tokens,
+        chars: &chars,
         meta,
         profile,
         embedder,
@@ -322,7 +324,7 @@ fn chunk_with_tokens(
         return crate::multi::chunk_all(&input);
     }
     let chunks = profile.chunker().chunk(&input)?;
-    validate(doc, blocks, &chunks, profile)?;
+    validate(doc, blocks, &chunks, profile, &chars)?;
     Ok(chunks)
 }
 

@@ -60,7 +60,15 @@ pub(crate) fn chunk_all(input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError
             (true, Granularity::Table) => Coverage::Tables,
             _ => Coverage::All,
         };
-        validate_scoped(input.doc, input.blocks, &chunks, sub, primary, coverage)?;
+        validate_scoped(
+            input.doc,
+            input.blocks,
+            &chunks,
+            sub,
+            primary,
+            coverage,
+            input.chars,
+        )?;
         Ok(chunks)
     };
     let auxiliaries = profile.active_auxiliaries();

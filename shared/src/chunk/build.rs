@@ -66,6 +66,8 @@ fn leading_h1(blocks: &[Block]) -> Option<String> {
 pub(crate) struct BuildContext<'a> {
     /// Token counts of the normalized document.
     pub tokens: &'a DocumentTokens<'a>,
+    /// Its byte offsets as code point offsets.
+    pub chars: &'a CharIndex<'a>,
     /// The profile in use.
     pub profile: &'a Profile,
     /// Caller's metadata.
@@ -102,6 +104,7 @@ impl<'a> BuildContext<'a> {
         let limits = input.profile.limits();
         Self {
             tokens: input.tokens,
+            chars: input.chars,
             profile: input.profile,
             meta: input.meta,
             min_tokens: match limits.min_tokens {
@@ -147,7 +150,7 @@ impl<'a> BuildContext<'a> {
 /// Builds the records, in order, with ordinals 0..n-1.
 pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Chunk> {
     let text = ctx.tokens.text();
-    let chars = CharIndex::new(text);
+    let chars = ctx.chars;
     let window = ctx
         .profile
         .embedder

@@ -39,20 +39,30 @@ pub enum Coverage {
 }
 
 /// Checks `chunks` against the SPEC 3.6 checklist; `blocks` are the
-/// document's blocks ([`crate::markdown::parse_blocks`]). A profile of the
-/// `document` granularity covers only the head of the document.
+/// document's blocks ([`crate::markdown::parse_blocks`]) and `chars` its
+/// [`CharIndex`]. A profile of the `document` granularity covers only the
+/// head of the document.
 pub fn validate(
     doc: &NormalizedDocument,
     blocks: &[Block],
     chunks: &[Chunk],
     profile: &Profile,
+    chars: &CharIndex<'_>,
 ) -> Result<(), ChunkError> {
     let coverage = if profile.granularity == Granularity::Document {
         Coverage::None
     } else {
         Coverage::All
     };
-    validate_scoped(doc, blocks, chunks, profile, profile.id_primary, coverage)
+    validate_scoped(
+        doc,
+        blocks,
+        chunks,
+        profile,
+        profile.id_primary,
+        coverage,
+        chars,
+    )
 }
 
 /// [`validate`] for one granularity of a multi-granularity profile: ids are
@@ -65,6 +75,7 @@ pub fn validate_scoped(
     profile: &Profile,
     primary: Granularity,
     coverage: Coverage,
+    chars: &CharIndex<'_>,
 ) -> Result<(), ChunkError> {
     let text = doc.text.as_str();
     let rules = profile.rules();
@@ -72,7 +83,6 @@ pub fn validate_scoped(
     let mut v = Violations::default();
     #[cfg(not(debug_assertions))]
     let _ = primary;
-    let chars = CharIndex::new(text);
     let mut seen_ids = std::collections::HashSet::new();
     let first_heading = blocks
         .iter()
@@ -116,7 +126,7 @@ pub fn validate_scoped(
         if c.chunk_text.trim().is_empty() {
             v.push(format!("{at}: empty chunk text"));
         }
-        check_span(text, c, &chars, rules.prefixes, &at, &mut v);
+        check_span(text, c, chars, rules.prefixes, &at, &mut v);
         if let Some(prev) = i.checked_sub(1).and_then(|p| chunks.get(p)) {
             if prev.byte_end > c.byte_start {
                 v.push(format!(
