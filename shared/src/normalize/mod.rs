@@ -23,9 +23,10 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use pulldown_cmark::{Event, Options, Parser, Tag};
+use pulldown_cmark::{Event, Options, Parser};
 
 use crate::error::ChunkError;
+use crate::markdown::raw_blocks;
 
 mod one_parse;
 mod scan;
@@ -164,26 +165,9 @@ pub(crate) fn body_events(text: &str) -> (usize, impl Iterator<Item = (Event<'_>
 }
 
 /// Byte ranges whose lines are kept verbatim: code blocks, tables, HTML
-/// blocks, front matter.
+/// blocks, front matter (found by the block parse, [`raw_blocks`]).
 fn protected_ranges(text: &str) -> Vec<Range<usize>> {
-    let mut out: Vec<Range<usize>> = Vec::new();
-    let (fm, events) = body_events(text);
-    if fm > 0 {
-        out.push(0..fm);
-    }
-    for (event, range) in events {
-        let keep = matches!(
-            event,
-            Event::Start(Tag::CodeBlock(_) | Tag::Table(_) | Tag::HtmlBlock)
-        );
-        if keep {
-            match out.last_mut() {
-                Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
-                _ => out.push(range),
-            }
-        }
-    }
-    out
+    raw_blocks(text, true).1
 }
 
 /// Horizontal whitespace: what a collapsed run is made of (every Unicode
@@ -236,10 +220,7 @@ fn collapse_whitespace(
             let at = line_start + lead;
             collapse_rest(rest, &mut out, |start, before, after| {
                 if let Some(runs) = runs.as_deref_mut() {
-                    let run = &rest[start..start + before];
-                    runs.exotic |= run.bytes().any(|b| b != b' ')
-                        || (after == 0 && rest[..start].ends_with('\\'));
-                    runs.record(at + start, before, after);
+                    runs.record(rest, at, start..start + before, after);
                 }
             });
             out.push_str(newline);

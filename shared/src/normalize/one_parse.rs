@@ -2,10 +2,12 @@
 //! (issue 18), where collapsing whitespace keeps the blocks: when only runs
 //! of plain spaces inside lines collapse.
 
+use std::ops::Range;
+
 use crate::error::ChunkError;
 use crate::markdown::{finish_blocks, parse_blocks, raw_blocks, Block};
 
-use super::{collapse_whitespace, leading_structure_len, scan, unified, NormalizedDocument};
+use super::{collapse_whitespace, unified, NormalizedDocument};
 
 /// [`normalize`](super::normalize) and [`parse_blocks`] of the result, with one Markdown
 /// parse instead of two where that gives the same blocks (issue 18: the
@@ -22,12 +24,6 @@ use super::{collapse_whitespace, leading_structure_len, scan, unified, Normalize
 /// compare both ways over generated documents and the corpus.
 pub fn normalize_with_blocks(bytes: &[u8]) -> Result<(NormalizedDocument, Vec<Block>), ChunkError> {
     let unified = unified(bytes)?;
-    let changes = |line: &str| scan::needs_collapse(&line[leading_structure_len(line)..]);
-    if !scan::lines(&unified).any(changes) {
-        let text = unified.into_owned();
-        let blocks = parse_blocks(&text);
-        return Ok((NormalizedDocument { text }, blocks));
-    }
     let (raw, protected) = raw_blocks(&unified, true);
     let mut runs = Collapsed::default();
     let text = collapse_whitespace(&unified, || protected, Some(&mut runs));
@@ -61,8 +57,17 @@ struct Run {
 }
 
 impl Collapsed {
+    /// Records that the run `run` of `rest` (a line's text after its
+    /// leading structure, which starts at offset `at`) became `after` bytes,
+    /// and whether that may change the block structure.
+    pub(super) fn record(&mut self, rest: &str, at: usize, run: Range<usize>, after: usize) {
+        self.exotic |= rest[run.clone()].bytes().any(|b| b != b' ')
+            || (after == 0 && rest[..run.start].ends_with('\\'));
+        self.shorten(at + run.start, run.len(), after);
+    }
+
     /// Records that the run of `before` bytes at `at` became `after` bytes.
-    pub(super) fn record(&mut self, at: usize, before: usize, after: usize) {
+    fn shorten(&mut self, at: usize, before: usize, after: usize) {
         if before == after {
             return;
         }
@@ -151,9 +156,9 @@ mod tests {
         // "a   b  \n" -> "a b\n": the run at 1 (3 bytes -> 1), the trailing
         // run at 5 (2 bytes -> 0).
         let mut runs = Collapsed::default();
-        runs.record(1, 3, 1);
-        runs.record(5, 2, 0);
-        runs.record(7, 1, 1);
+        runs.shorten(1, 3, 1);
+        runs.shorten(5, 2, 0);
+        runs.shorten(7, 1, 1);
         let got: Vec<usize> = (0..=8).map(|o| runs.map(o)).collect();
         assert_eq!(got, [0, 1, 2, 2, 2, 3, 3, 3, 4]);
     }
