@@ -487,9 +487,9 @@ impl Metrics {
         InFlight(&self.in_flight)
     }
 
-    /// A delivery was acknowledged.
-    pub fn acked(&self) {
-        self.acked.inc();
+    /// `n` deliveries were acknowledged (one ack frame may settle several).
+    pub fn acked(&self, n: u64) {
+        self.acked.inc_by(n);
     }
 
     /// A transient fault made a message wait for a retry.

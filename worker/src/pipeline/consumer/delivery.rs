@@ -10,14 +10,13 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::amqp::headers;
-use crate::amqp::publisher::Publisher;
 use crate::context::Context;
 use crate::ops::metrics::StrategyLabels;
 use crate::ops::trace::TraceContext;
 use crate::pipeline::handler::{self, Failure, HandlerError, MessageIds, Outcome};
 
 use super::settle::Settler;
-use super::DELIVERY_COUNT_HEADER;
+use super::{SessionIo, DELIVERY_COUNT_HEADER};
 
 /// What is known about a delivery before it is handled.
 pub(super) struct MessageInfo {
@@ -59,10 +58,10 @@ impl Settlement {
 pub(super) async fn process(
     ctx: &Context,
     delivery: Delivery,
-    publisher: &Publisher,
-    channel: &Channel,
+    io: &SessionIo,
     shutdown: &CancellationToken,
 ) {
+    let channel = &io.channel;
     let redeliveries = headers::get_u64(
         delivery.properties.headers().as_ref(),
         DELIVERY_COUNT_HEADER,
@@ -137,8 +136,9 @@ pub(super) async fn process(
         let user_id = delivery.properties.user_id().as_ref().map(|u| u.to_string());
         let settler = Settler {
             ctx,
-            publisher,
+            publisher: &io.publisher,
             channel,
+            acker: &io.acker,
             shutdown,
         };
         settler.settle(delivery, &info, settlement).await;

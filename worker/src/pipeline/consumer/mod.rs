@@ -18,6 +18,7 @@
 //! re-established with backoff; deliveries in flight on the old channel are
 //! redelivered by the broker, and storing is idempotent.
 
+mod acks;
 mod delivery;
 mod settle;
 
@@ -40,7 +41,19 @@ use crate::amqp::publisher::Publisher;
 use crate::context::Context;
 use crate::ops::metrics::QueueKind;
 
+use acks::Acker;
 use delivery::process;
+
+/// What every delivery of one consume session is settled with.
+#[derive(Clone)]
+struct SessionIo {
+    /// Confirmed publishing (dead-letter exchange, retry queue).
+    publisher: Publisher,
+    /// The consume channel.
+    channel: Channel,
+    /// The channel's acks, coalesced.
+    acker: Acker,
+}
 
 /// After the consumer is cancelled, how long to wait for another buffered
 /// delivery before concluding there is none.
@@ -124,6 +137,13 @@ async fn session(ctx: &Arc<Context>, shutdown: &CancellationToken) -> anyhow::Re
     }
     tracing::info!(queue = %ctx.topology.requests_queue(), prefetch = ctx.settings.amqp.prefetch, concurrency = ctx.settings.worker.concurrency, "consuming");
 
+    let batch = acks::batch(ctx.settings.amqp.prefetch, ctx.settings.worker.concurrency);
+    let (acker, acks) = Acker::start(channel.clone(), ctx.metrics.clone(), batch);
+    let io = SessionIo {
+        publisher,
+        channel: channel.clone(),
+        acker,
+    };
     let slots = Arc::new(Semaphore::new(ctx.settings.worker.concurrency));
     let tracker = TaskTracker::new();
     let mut held: Option<Delivery> = None;
@@ -146,9 +166,7 @@ async fn session(ctx: &Arc<Context>, shutdown: &CancellationToken) -> anyhow::Re
             permit = slots.clone().acquire_owned() => permit,
         };
         let Ok(permit) = permit else { break Ok(()) };
-        spawn_process(
-            &tracker, ctx, delivery, permit, &publisher, &channel, shutdown,
-        );
+        spawn_process(&tracker, ctx, delivery, permit, &io, shutdown);
     };
     ctx.health.set_consuming(false);
     if result.is_ok() {
@@ -175,12 +193,13 @@ async fn session(ctx: &Arc<Context>, shutdown: &CancellationToken) -> anyhow::Re
             let Ok(permit) = slots.clone().acquire_owned().await else {
                 break;
             };
-            spawn_process(
-                &tracker, ctx, delivery, permit, &publisher, &channel, shutdown,
-            );
+            spawn_process(&tracker, ctx, delivery, permit, &io, shutdown);
         }
         tracker.close();
         tracker.wait().await;
+        // Every task has handed its ack over: send what waits, then close.
+        drop(io);
+        let _ = acks.await;
         let _ = conn.close(200, "shutdown").await;
         tracing::info!("consumer stopped; in-flight messages settled");
     } else {
@@ -234,16 +253,17 @@ fn spawn_process(
     ctx: &Arc<Context>,
     delivery: Delivery,
     permit: tokio::sync::OwnedSemaphorePermit,
-    publisher: &Publisher,
-    channel: &Channel,
+    io: &SessionIo,
     shutdown: &CancellationToken,
 ) {
+    // Registered before the task starts, so that no `multiple` ack of a
+    // later delivery can cover it while it is handled.
+    io.acker.delivered(delivery.delivery_tag);
     let ctx = ctx.clone();
-    let publisher = publisher.clone();
-    let channel = channel.clone();
+    let io = io.clone();
     let shutdown = shutdown.clone();
     tracker.spawn(async move {
-        process(&ctx, delivery, &publisher, &channel, &shutdown).await;
+        process(&ctx, delivery, &io, &shutdown).await;
         drop(permit);
     });
 }

@@ -6,7 +6,6 @@
 use std::time::Duration;
 
 use lapin::message::Delivery;
-use lapin::options::BasicAckOptions;
 use lapin::types::FieldTable;
 use lapin::Channel;
 use sha2::{Digest, Sha256};
@@ -22,6 +21,7 @@ use crate::pipeline::handler::{Failure, Outcome};
 use crate::store::failures::{self, FailureRecord};
 use crate::store::is_transient;
 
+use super::acks::Acker;
 use super::delivery::{MessageInfo, Settlement};
 use super::DELIVERY_COUNT_HEADER;
 
@@ -34,6 +34,8 @@ pub(super) struct Settler<'a> {
     pub publisher: &'a Publisher,
     /// The consume channel (is the broker still there?).
     pub channel: &'a Channel,
+    /// Sends the channel's acks, coalesced.
+    pub acker: &'a Acker,
     /// Shutdown: stop retrying a failure row and leave the message unacked.
     pub shutdown: &'a CancellationToken,
 }
@@ -117,13 +119,7 @@ impl Settler<'_> {
     }
 
     async fn ack(&self, delivery: &Delivery) {
-        let ctx = self.ctx;
-        match delivery.ack(BasicAckOptions::default()).await {
-            Ok(_) => ctx.metrics.acked(),
-            Err(e) => {
-                tracing::warn!(error = %e, "ack failed; the broker redelivers the message and storing it again is a no-op");
-            }
-        }
+        self.acker.ack(delivery.delivery_tag);
     }
 
     /// Records the failure and dead-letters the body; returns whether the
