@@ -141,6 +141,9 @@ async fn graceful_shutdown_finishes_in_flight_work_and_flushes_the_outbox() -> R
         ready_messages(&app, &app.topology.requests_queue()).await?,
         0
     );
+    // Every delivery was acked, and counted once, whether its ack went
+    // alone or in a `multiple` ack with others.
+    assert_eq!(app.ctx.metrics.acks(), 5);
     let pending: i64 = sqlx::query_scalar("SELECT count(*) FROM outbox WHERE published_at IS NULL")
         .fetch_one(&app.pool)
         .await?;

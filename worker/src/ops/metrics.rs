@@ -492,6 +492,11 @@ impl Metrics {
         self.acked.inc_by(n);
     }
 
+    /// Deliveries acknowledged so far.
+    pub fn acks(&self) -> u64 {
+        self.acked.get()
+    }
+
     /// A transient fault made a message wait for a retry.
     pub fn transient_retry(&self) {
         self.retries.inc();

@@ -22,6 +22,7 @@
 //! so a `multiple` ack never overtakes one it covers.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use lapin::options::BasicAckOptions;
@@ -29,8 +30,6 @@ use lapin::Channel;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
-
-use std::sync::Arc;
 
 use crate::ops::metrics::Metrics;
 
@@ -102,7 +101,7 @@ impl Window {
         let mut acks = Vec::new();
         let floor = self.open.first().copied().unwrap_or(u64::MAX);
         let behind = self.done.split_off(&floor);
-        let below = std::mem::replace(&mut self.done, behind);
+        let below = std::mem::take(&mut self.done);
         if flush || below.len() >= self.batch {
             if let Some(&last) = below.last() {
                 acks.push(Ack {
@@ -114,13 +113,14 @@ impl Window {
         } else {
             self.done.extend(below);
         }
-        if flush || self.done.range(floor..).count() >= self.batch {
-            let behind = self.done.split_off(&floor);
+        if flush || behind.len() >= self.batch {
             acks.extend(behind.into_iter().map(|tag| Ack {
                 tag,
                 multiple: false,
                 count: 1,
             }));
+        } else {
+            self.done.extend(behind);
         }
         acks
     }

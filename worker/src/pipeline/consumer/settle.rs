@@ -74,13 +74,13 @@ impl Settler<'_> {
                         tracing::info!("source version already stored; duplicate acked");
                     }
                 }
-                self.ack(&delivery).await;
+                self.ack(&delivery);
             }
             Settlement::Failed(failure) => {
                 if self.dead_letter(&delivery, info, &failure).await {
                     ctx.metrics
                         .failed(ids.tenant_id.as_deref(), &info.strategy, failure.code);
-                    self.ack(&delivery).await;
+                    self.ack(&delivery);
                 }
             }
             Settlement::Park => self.park(&delivery, info).await,
@@ -110,7 +110,7 @@ impl Settler<'_> {
                     OperationOutcome::Parked,
                 );
                 tracing::info!("shutdown while waiting on a transient fault; message parked in the retry queue");
-                self.ack(delivery).await;
+                self.ack(delivery);
             }
             Err(e) => {
                 tracing::warn!(error = %e, "could not park the message; the broker redelivers it");
@@ -118,7 +118,8 @@ impl Settler<'_> {
         }
     }
 
-    async fn ack(&self, delivery: &Delivery) {
+    /// Hands the ack to the session's ack task (see `acks.rs`).
+    fn ack(&self, delivery: &Delivery) {
         self.acker.ack(delivery.delivery_tag);
     }
 
