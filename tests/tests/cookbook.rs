@@ -98,7 +98,7 @@ async fn every_cookbook_query_runs_and_gives_the_documented_answer() -> R {
          LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped \
          WHERE c.relname IN ('documents', 'source_versions', 'chunks', 'chunking_failures', 'outbox', \
                              'dlq_replays', 'current_chunks', 'document_overview', 'failure_summary', \
-                             'outbox_backlog', 'orphan_chunks') \
+                             'outbox_backlog', 'orphan_chunks', 'orphan_links') \
            AND c.relkind IN ('r', 'v') \
            AND (obj_description(c.oid, 'pg_class') IS NULL \
                 OR (a.attname IS NOT NULL AND c.relkind = 'r' AND col_description(c.oid, a.attnum) IS NULL)) \

@@ -97,8 +97,14 @@ async fn rows(pool: &sqlx::PgPool) -> anyhow::Result<Vec<(String, Vec<String>)>>
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_statement_and_the_transaction_write_the_same_rows() -> R {
     let engine = Engine::builtin()?;
-    let (chunked, links) = chunk(&engine, "doc-1", "v1")?;
+    let (mut chunked, links) = chunk(&engine, "doc-1", "v1")?;
     assert!(links.len() >= 3, "the fixture must have links: {links:?}");
+    // Heading texts that an array literal must quote and escape, and an
+    // empty path: both paths store them exactly.
+    chunked.chunks[0].headings_path = ["say \"hi\"", r"C:\temp\", "NULL", "", " {a, b} "]
+        .map(str::to_owned)
+        .to_vec();
+    chunked.chunks[1].headings_path.clear();
     assert!(chunked.chunks.iter().any(|c| c.parent_chunk_id.is_some()));
     let metadata = json!({"title": "Runbook", "file_path": "ops/runbook.md"});
     let keys = DocumentKeys::from_metadata(&metadata);
@@ -133,6 +139,46 @@ async fn one_statement_and_the_transaction_write_the_same_rows() -> R {
         assert_eq!(a.is_empty(), table == "cross_links", "{table}: {a:?}");
         assert_eq!(a, b, "{table} differs between the two paths");
     }
+    let mut expected: Vec<(String, i32, Vec<String>)> = chunked
+        .chunks
+        .iter()
+        .map(|c| {
+            let ordinal = i32::try_from(c.ordinal).unwrap_or(i32::MAX);
+            (
+                c.granularity.as_str().to_owned(),
+                ordinal,
+                c.headings_path.clone(),
+            )
+        })
+        .collect();
+    expected.sort();
+    for app in [&one, &general] {
+        let stored: Vec<(String, i32, Vec<String>)> = sqlx::query_as(
+            "SELECT granularity, ordinal, headings_path FROM chunks ORDER BY granularity, ordinal",
+        )
+        .fetch_all(&app.pool)
+        .await?;
+        assert_eq!(stored, expected, "headings_path must round-trip exactly");
+        // The audit of the dropped foreign key links -> chunks (issue 18).
+        let orphans: i64 = sqlx::query_scalar("SELECT count(*) FROM orphan_links")
+            .fetch_one(&app.pool)
+            .await?;
+        assert_eq!(orphans, 0, "every stored link has its chunk");
+    }
+    let mut tx = one.pool.begin().await?;
+    sqlx::query(
+        "UPDATE chunks SET ordinal = ordinal + 100000 \
+         WHERE (tenant_id, document_id, source_version_id, granularity, ordinal) IN \
+           (SELECT tenant_id, source_document_id, source_version_id, chunk_granularity, chunk_ordinal \
+            FROM document_links LIMIT 1)",
+    )
+    .execute(&mut *tx)
+    .await?;
+    let orphans: i64 = sqlx::query_scalar("SELECT count(*) FROM orphan_links")
+        .fetch_one(&mut *tx)
+        .await?;
+    assert!(orphans > 0, "a link without its chunk is listed");
+    tx.rollback().await?;
 
     // The document exists now: the one-statement path writes nothing.
     let (chunked2, links2) = chunk(&engine, "doc-1", "v2")?;

@@ -460,7 +460,7 @@ mod tests {
         );
         assert_eq!(
             s.database.url.expose_secret(),
-            "postgres://postgres@127.0.0.1:5432/chunk_worker"
+            "postgres://postgres@127.0.0.1:5432/chunk_worker?sslmode=disable"
         );
         assert_eq!(s.topology_prefix, "");
         assert_eq!(s.http_addr.to_string(), "127.0.0.1:9464");

@@ -12,8 +12,9 @@ use sqlx::{Postgres, Transaction};
 use crate::store::unnest_params;
 
 /// The `chunks` columns the arrays fill, with each array's element type, in
-/// bind order. `headings_path` (ragged) travels as one JSON array per chunk
-/// and `facet_json` as JSON text; [`insert_sql`] converts both.
+/// bind order. `headings_path` (ragged) travels as one Postgres array
+/// literal per chunk ([`array_literal`]) and `facet_json` as JSON text;
+/// [`insert_sql`] casts both.
 const COLUMNS: [(&str, &str); 31] = [
     ("tenant_id", "text"),
     ("document_id", "text"),
@@ -59,9 +60,9 @@ pub(super) fn insert_sql(first: usize, filter: &str) -> String {
     let select: Vec<String> = names
         .iter()
         .map(|name| match *name {
-            "headings_path" => {
-                "ARRAY(SELECT jsonb_array_elements_text(u.headings_path::jsonb))".to_owned()
-            }
+            // A cast, not a sub-select per row: `ARRAY(SELECT
+            // jsonb_array_elements_text(...))` cost Postgres about 2.5 us a row.
+            "headings_path" => "u.headings_path::text[]".to_owned(),
             "facet_json" => "u.facet_json::jsonb".to_owned(),
             _ => format!("u.{name}"),
         })
@@ -130,9 +131,8 @@ impl<'a> ChunkArrays<'a> {
             chunk_type: column(|c| c.chunk_type.as_str()),
             headings: chunks
                 .iter()
-                .map(|c| serde_json::to_string(&c.headings_path))
-                .collect::<Result<_, _>>()
-                .map_err(encode)?,
+                .map(|c| array_literal(&c.headings_path))
+                .collect(),
             chunk_path: column(|c| c.chunk_path.as_str()),
             chunk_text: column(|c| c.chunk_text.as_str()),
             embed_text: column(|c| c.embed_text.as_str()),
@@ -234,6 +234,30 @@ pub(super) async fn insert_chunks(
     Ok(())
 }
 
+/// `items` as a Postgres array literal of text (`{"a","b \\"c\\""}`), which
+/// `::text[]` reads back exactly: every element is quoted, so none reads as
+/// NULL and whitespace, commas and braces stay as they are; `"` and `\` are
+/// escaped with a backslash.
+pub(super) fn array_literal(items: &[String]) -> String {
+    let mut out = String::with_capacity(2 + items.iter().map(|s| s.len() + 3).sum::<usize>());
+    out.push('{');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('"');
+        for c in item.chars() {
+            if c == '"' || c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        out.push('"');
+    }
+    out.push('}');
+    out
+}
+
 // Chunk counters are u32/u64 in the record and int4/int8 in Postgres; values
 // past i32/i64 cannot occur under the size limit, and saturating keeps the
 // conversion total.
@@ -257,5 +281,16 @@ mod tests {
         assert!(!sql.contains(&format!("${}", 25 + PARAMS)));
         assert!(sql.ends_with(" WHERE true"));
         assert!(insert_sql(1, "").ends_with("facet_json)"));
+    }
+
+    #[test]
+    fn headings_become_quoted_array_literals() {
+        let items = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(array_literal(&[]), "{}");
+        assert_eq!(array_literal(&items(&["Intro"])), r#"{"Intro"}"#);
+        assert_eq!(
+            array_literal(&items(&["a \"b\"", r"c\d", "NULL", "", "{x,y}"])),
+            r#"{"a \"b\"","c\\d","NULL","","{x,y}"}"#
+        );
     }
 }
