@@ -234,7 +234,7 @@ pub(super) async fn insert_chunks(
     Ok(())
 }
 
-/// `items` as a Postgres array literal of text (`{"a","b \\"c\\""}`), which
+/// `items` as a Postgres array literal of text (`{"a","b \"c\""}`), which
 /// `::text[]` reads back exactly: every element is quoted, so none reads as
 /// NULL and whitespace, commas and braces stay as they are; `"` and `\` are
 /// escaped with a backslash.
