@@ -5,7 +5,7 @@
 #   1. `chunk-worker chunk --profile spec-v1 <English corpus>` > /dev/null,
 #      pinned to one core, RUNS times: MB/s (bytes = total size of the input
 #      *.md files) from the fastest run, and max RSS;
-#   2. a bare cl100k count of the same bytes (`shared/examples/bpe_count.rs`,
+#   2. a bare cl100k count of the same bytes (`perf/src/bin/bpe_count.rs`,
 #      bpe-openai), alternating run for run with 1 so both see the same load,
 #      and the ratio ours / bare from the fastest runs (target >= 0.5);
 #   3. ours / text-splitter (target >= 8) when TS_MBPS is given: text-splitter's
@@ -53,14 +53,14 @@ command -v taskset >/dev/null || { echo "taskset not found (util-linux)" >&2; ex
 # (the default) or production (fat LTO, one codegen unit: issue 18's figures).
 BUILD_PROFILE=${BUILD_PROFILE:-release}
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  echo "==> cargo build --profile $BUILD_PROFILE -p worker -p shared --bin chunk-worker --example bpe_count"
-  cargo build --profile "$BUILD_PROFILE" -p worker -p shared --bin chunk-worker --example bpe_count
+  echo "==> cargo build --profile $BUILD_PROFILE -p worker -p perf --bin chunk-worker --bin bpe_count"
+  cargo build --profile "$BUILD_PROFILE" -p worker -p perf --bin chunk-worker --bin bpe_count
 fi
 
 # Copies, so a concurrent build in this checkout cannot swap a binary mid-run.
 WORK=$(mktemp -d /tmp/bench-cli.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-cp "target/$BUILD_PROFILE/chunk-worker" "target/$BUILD_PROFILE/examples/bpe_count" "$WORK/"
+cp "target/$BUILD_PROFILE/chunk-worker" "target/$BUILD_PROFILE/bpe_count" "$WORK/"
 
 load1() { cut -d' ' -f1 /proc/loadavg; }
 
@@ -94,7 +94,7 @@ min() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a < b) ? a : b }'; }
 # The two commands alternate, so both see the same load over the runs.
 echo "==> $RUNS x alternately, pinned to core $CPU, stdout to /dev/null:"
 echo "    chunk-worker chunk --profile $PROFILE $CORPUS"
-echo "    bpe_count $CORPUS   (bare bpe-openai cl100k count: shared/examples/bpe_count.rs)"
+echo "    bpe_count $CORPUS   (bare bpe-openai cl100k count: perf/src/bin/bpe_count.rs)"
 OURS_S="" OURS_KB=0 BARE_S=""
 for i in $(seq 1 "$RUNS"); do
   time_one "chunk $PROFILE" "$BYTES" "$i" "$WORK/chunk-worker" chunk --profile "$PROFILE" "$CORPUS"

@@ -2,7 +2,7 @@
 # Whole-process throughput of every strategy's profile against the two
 # yardsticks of issue 9, measured in one run, pinned to one core:
 #
-#   - a bare cl100k count of the same bytes (`shared/examples/bpe_count.rs`,
+#   - a bare cl100k count of the same bytes (`perf/src/bin/bpe_count.rs`,
 #     bpe-openai), built by the same `cargo build --release` (same profile
 #     settings as chunk-worker), alternating run for run with each profile;
 #     target: each strategy >= 0.5x the bare count;
@@ -34,13 +34,13 @@ command -v taskset >/dev/null || { echo "taskset not found (util-linux)" >&2; ex
 [ -d "$CORPUS" ] || { echo "corpus not found at $CORPUS" >&2; exit 2; }
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  echo "==> cargo build --release -p worker; cargo build --release -p shared --example bpe_count"
+  echo "==> cargo build --release -p worker; cargo build --release -p perf --bin bpe_count"
   cargo build --release -p worker
-  cargo build --release -p shared --example bpe_count
+  cargo build --release -p perf --bin bpe_count
 fi
 WORK=$(mktemp -d /tmp/bench-strategies.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-cp target/release/chunk-worker target/release/examples/bpe_count "$WORK/"
+cp target/release/chunk-worker target/release/bpe_count "$WORK/"
 
 load1() { cut -d' ' -f1 /proc/loadavg; }
 BYTES=$(find "$CORPUS" -name '.*' -prune -o -type f -name '*.md' -printf '%s\n' | awk '{s += $1} END {print s}')

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A profile-guided (PGO) release build of `chunk-worker`, and of the bare
-# cl100k count (`shared/examples/bpe_count`) with the same settings, so that
+# cl100k count (`perf/src/bin/bpe_count.rs`) with the same settings, so that
 # BENCHMARKS.md's engine ratio compares like with like (issue 18: both sides
 # built with the same, best release settings).
 #
@@ -37,7 +37,7 @@ base=${CARGO_TARGET_DIR:-target}
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
 export CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
-build=(cargo build --release --locked -p worker --bin chunk-worker -p shared --example bpe_count)
+build=(cargo build --release --locked -p worker --bin chunk-worker -p perf --bin bpe_count)
 
 echo "build-pgo: 1/3 instrumented build" >&2
 RUSTFLAGS="-Cprofile-generate=$data/raw" "${build[@]}" --target-dir "$base/pgo-gen"
@@ -48,9 +48,9 @@ gen=$base/pgo-gen/release
 for profile in spec-v1 enterprise-v1 retrieval-v1 docs-v1; do
   "$gen/chunk-worker" chunk --profile "$profile" "${train[@]}" >/dev/null
 done
-"$gen/examples/bpe_count" "${train[@]}" >/dev/null
+"$gen/bpe_count" "${train[@]}" >/dev/null
 "$PROFDATA" merge -o "$data/merged.profdata" "$data/raw"
 
 echo "build-pgo: 3/3 optimized build" >&2
 RUSTFLAGS="-Cprofile-use=$data/merged.profdata" "${build[@]}" --target-dir "$base/pgo"
-echo "build-pgo: done: $base/pgo/release/chunk-worker, $base/pgo/release/examples/bpe_count" >&2
+echo "build-pgo: done: $base/pgo/release/chunk-worker, $base/pgo/release/bpe_count" >&2

@@ -10,7 +10,7 @@
 #   scripts/perf-gate.sh --update   # write the baseline on purpose (commit it)
 #
 # Settings: PROFILES (space-separated), THRESHOLD (default 1.20).
-# The workload is shared/examples/gate_workload.rs, built with the `gate`
+# The workload is perf/src/bin/gate_workload.rs, built with the `gate`
 # profile (release code generation without LTO, so it builds in about a
 # minute). Instructions are counted for a run with the documents minus a run
 # with only the warm-up, all threads included: what remains is the
@@ -34,8 +34,8 @@ if ! command -v valgrind >/dev/null; then
   exit 0
 fi
 
-cargo build --quiet --profile gate -p shared --example gate_workload --locked
-bin=target/gate/examples/gate_workload
+cargo build --quiet --profile gate -p perf --bin gate_workload --locked
+bin=target/gate/gate_workload
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -19,7 +19,7 @@
     reason = "a benchmark with a broken built-in profile set should panic loudly"
 )]
 
-#[path = "../examples/common/files.rs"]
+#[path = "../tests/common/files.rs"]
 mod files;
 
 use std::hint::black_box;

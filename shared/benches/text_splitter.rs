@@ -20,7 +20,7 @@
     reason = "a benchmark with a broken tokenizer or profile set should panic loudly"
 )]
 
-#[path = "../examples/common/files.rs"]
+#[path = "../tests/common/files.rs"]
 mod files;
 
 use std::hint::black_box;

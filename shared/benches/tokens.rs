@@ -10,7 +10,7 @@
 //! Run with `cargo bench -p shared --bench tokens -- --warm-up-time 1
 //! --measurement-time 5`. Skips when the corpus is not checked out.
 
-#[path = "../examples/common/files.rs"]
+#[path = "../tests/common/files.rs"]
 mod files;
 
 use std::hint::black_box;

@@ -10,7 +10,6 @@
 // Each test target uses a different subset of these helpers.
 #![allow(dead_code)]
 
-#[path = "../../examples/common/files.rs"]
 mod files;
 mod invariants;
 mod rules;

@@ -2,7 +2,7 @@
 //! (`scripts/perf-gate.sh`, issue 18): chunks a fixed set of documents under
 //! one profile and serializes every chunk as the CLI does (JSON to a sink).
 //!
-//! `cargo run --profile gate -p shared --example gate_workload -- PROFILE [FILE_OR_DIR...]`
+//! `cargo run --profile gate -p perf --bin gate_workload -- PROFILE [FILE_OR_DIR...]`
 //!
 //! Every named file and every `*.md` under named directories is read before
 //! any chunking; one small document is chunked first, so the tokenizer
@@ -18,10 +18,7 @@ use std::process::ExitCode;
 
 use shared::{DocumentMeta, Engine};
 
-#[path = "common/files.rs"]
-mod files;
-
-use files::collect;
+use perf::collect;
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);

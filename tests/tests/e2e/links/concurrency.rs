@@ -4,7 +4,7 @@
 use serde_json::json;
 use tests::TestApp;
 
-use crate::{ACME, R};
+use super::{ACME, R};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn documents_linking_each_other_stored_concurrently_resolve_without_deadlocks() -> R {

@@ -1,17 +1,14 @@
 //! A bare cl100k count of files, the yardstick `scripts/bench-cli.sh` times
 //! as a whole process next to `chunk-worker chunk`.
 //!
-//! `cargo run --release -p shared --example bpe_count -- FILE_OR_DIR...`
+//! `cargo run --release -p perf --bin bpe_count -- FILE_OR_DIR...`
 //! reads every named file and every `*.md` under named directories, counts
 //! cl100k tokens with `bpe_openai::cl100k_base().count`, and prints
 //! `files bytes tokens` to stdout.
 
 use std::path::Path;
 
-#[path = "common/files.rs"]
-mod files;
-
-use files::collect;
+use perf::collect;
 
 fn main() -> std::io::Result<()> {
     let mut paths = Vec::new();

@@ -3,7 +3,7 @@
 
 use tests::{Options, TestApp};
 
-use crate::{edge, edges, page, publish_and_wait, ACME, R};
+use super::{edge, edges, page, publish_and_wait, ACME, R};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_renamed_target_loses_title_links_and_space_title_links_resolve_late() -> R {

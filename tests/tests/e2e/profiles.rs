@@ -32,7 +32,7 @@ async fn every_builtin_profile_is_stored_exactly_as_the_engine_chunks() -> R {
         .collect::<Vec<_>>()
         .join("\n\n");
     // Semantic profiles need the model and experimental ones the opt-in:
-    // tests/tests/semantic.rs covers those.
+    // tests/tests/e2e/semantic.rs covers those.
     let names: Vec<String> = engine
         .profiles()
         .names()

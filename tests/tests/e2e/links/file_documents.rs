@@ -4,7 +4,7 @@
 use serde_json::json;
 use tests::TestApp;
 
-use crate::{edges, links_of, publish_and_wait, Row, ACME, R};
+use super::{edges, links_of, publish_and_wait, Row, ACME, R};
 
 /// A file document with no Confluence keys and no page links takes the fast
 /// path (no tenant lock): its links are still stored, and replaced by its

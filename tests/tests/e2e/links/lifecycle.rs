@@ -7,10 +7,10 @@ use shared::links::encode_tiny;
 use tests::{eventually, Options, TestApp, DEADLINE};
 use worker::ops::metrics::OperationOutcome as Outcome;
 
-use crate::readme_queries::{
+use super::readme_queries::{
     BrokenRow, MostLinkedRow, README_BROKEN, README_INCOMING, README_MOST_LINKED, README_OUTGOING,
 };
-use crate::{edge, edges, links_of, page, publish_and_wait, row, Row, A, ACME, B, C, G, GLOBEX, R};
+use super::{edge, edges, links_of, page, publish_and_wait, row, Row, A, ACME, B, C, G, GLOBEX, R};
 
 fn page_a_v1() -> Value {
     let tiny = encode_tiny(200);

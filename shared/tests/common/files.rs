@@ -1,5 +1,5 @@
-//! The input files of the examples: every named file, and every `*.md`
-//! under named directories.
+//! The input files of the tests, the benches and `perf`'s programs: every
+//! named file, and every `*.md` under named directories.
 
 use std::path::{Path, PathBuf};
 
