@@ -124,8 +124,8 @@ fn a_gpu_required_profile_is_refused_on_a_cpu_model() {
     );
 }
 
-/// Documents of the corpus sample (every 120th file, those under 12 KB: 16
-/// documents, 76 KB, so the debug-build test stays near half a minute on a
+/// Documents of the corpus sample (every 120th file, those under 12 KB: 22
+/// documents of the shared corpus, so the debug-build test stays short on a
 /// slow 2-core box) when `../shared/corpus` is there, else the project's
 /// fixtures.
 fn sample() -> Vec<(String, Vec<u8>)> {
