@@ -15,7 +15,8 @@
 # cluster runs as the `postgres` user. Settings copied from the default
 # server: fsync and synchronous_commit on, autovacuum off, shared_buffers
 # 128MB. Environment: DB_PROFILE_PORT (default 5499), DB_PROFILE_SAMPLE
-# (auto_explain.sample_rate, default 0.02).
+# (auto_explain.sample_rate, default 0.02), DB_PROFILE_BIN (the binary,
+# default target/release/chunk-worker).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -26,13 +27,13 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --docs) docs="$2"; shift 2 ;;
         --profile|--processes) bench_args+=("$1" "$2"); shift 2 ;;
-        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "db-profile: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
 port="${DB_PROFILE_PORT:-5499}"
 sample="${DB_PROFILE_SAMPLE:-0.02}"
-bin=target/release/chunk-worker
+bin="${DB_PROFILE_BIN:-target/release/chunk-worker}"
 [[ -x "$bin" ]] || { echo "db-profile: build first: cargo build --release -p worker" >&2; exit 1; }
 
 bindir="$(pg_config --bindir 2>/dev/null || true)"

@@ -26,6 +26,9 @@ pub struct Context {
     pub health: Arc<Health>,
     /// Counters served on `/metrics`.
     pub metrics: Arc<Metrics>,
+    /// Writes new documents' first versions, several to a statement under
+    /// load.
+    pub first_versions: crate::store::versions::FirstVersions,
     /// Wakes the outbox relay after a commit that enqueued an event.
     pub outbox: crate::outbox::committed::Committed,
     /// Circuit breakers per strategy, shared by the consumer and the API.

@@ -52,8 +52,13 @@ impl Application {
         let breakers = Arc::new(crate::api::guard::Breakers::default());
         let api = crate::api::ApiState::new(&settings, Arc::clone(&metrics), Arc::clone(&breakers))
             .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let first_versions = crate::store::versions::FirstVersions::new(
+            settings.database.write_slots,
+            settings.database.write_batch,
+        );
         let ctx = Arc::new(Context {
             topology: Topology::new(settings.topology_prefix.clone()),
+            first_versions,
             settings,
             pool,
             engine,

@@ -1,14 +1,14 @@
 //! The two ways a version is written: a new document's first version in one
-//! statement (`store_first_version`) and the general transaction. Both must
-//! leave the same rows in every table, and the one-statement path must write
-//! nothing at all when it does not apply.
+//! statement (`store_first_version`, alone or in a batch) and the general
+//! transaction. Both must leave the same rows in every table, and the
+//! one-statement path must write nothing at all when it does not apply.
 
 use serde_json::{json, Value};
 use shared::links::{extract_links, Classifier, Link, LinkConfig};
 use shared::{ChunkedDocument, DocumentMeta, Engine};
 use tests::{Options, TestApp};
 use worker::store::links::DocumentKeys;
-use worker::store::versions::{self, NewVersion, StoreOutcome};
+use worker::store::versions::{self, NewVersion, OwnedVersion, StoreOutcome};
 
 type R = anyhow::Result<()>;
 
@@ -226,5 +226,199 @@ async fn a_version_that_takes_part_in_link_resolution_is_left_to_the_transaction
             ..
         }
     ));
+    app.cleanup().await
+}
+
+fn version_of<'a>(chunked: &'a ChunkedDocument, doc: &'a str, id: &'a str) -> NewVersion<'a> {
+    NewVersion {
+        document_id: doc,
+        ..version(
+            chunked,
+            id,
+            json!({"title": "Runbook", "file_path": "ops/runbook.md"}),
+        )
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_of_first_versions_writes_what_one_statement_each_writes() -> R {
+    let engine = Engine::builtin()?;
+    let docs = ["doc-5", "doc-1", "doc-2", "doc-3", "doc-4"];
+    let chunked: Vec<(ChunkedDocument, Vec<Link>)> = docs
+        .iter()
+        .map(|d| chunk(&engine, d, "v1"))
+        .collect::<Result<_, _>>()?;
+    let keys = DocumentKeys::from_metadata(&json!({"title": "Runbook"}));
+    let views: Vec<NewVersion<'_>> = docs
+        .iter()
+        .zip(&chunked)
+        .map(|(d, (c, _))| version_of(c, d, "v1"))
+        .collect();
+    let items: Vec<versions::FirstVersion<'_>> = views
+        .iter()
+        .zip(&chunked)
+        .map(|(v, (_, links))| versions::FirstVersion {
+            version: v,
+            links,
+            keys: &keys,
+        })
+        .collect();
+    let deferred = || Options {
+        defer_start: true,
+        ..Options::default()
+    };
+    let (batched, single) = (
+        TestApp::spawn_with(deferred()).await?,
+        TestApp::spawn_with(deferred()).await?,
+    );
+    // doc-5 exists before the batch: the batch leaves it alone and writes
+    // the other four.
+    for item in &items[..1] {
+        let stored = versions::store_first_versions(&batched.pool, &[*item]).await?;
+        assert!(matches!(stored[..], [Some(StoreOutcome::Stored { .. })]));
+    }
+    let before = rows(&batched.pool).await?;
+    let stored = versions::store_first_versions(&batched.pool, &items).await?;
+    assert_eq!(stored.len(), items.len());
+    assert_eq!(stored[0], None, "an existing document is not written");
+    for (outcome, (c, _)) in stored[1..].iter().zip(&chunked[1..]) {
+        assert!(
+            matches!(outcome, Some(StoreOutcome::Stored { is_current: true, chunk_count, event: Some(_), .. })
+                if *chunk_count == c.chunks.len()),
+            "{outcome:?}"
+        );
+    }
+    let ids: Vec<i64> = stored
+        .iter()
+        .flatten()
+        .filter_map(|s| match s {
+            StoreOutcome::Stored { event: Some(e), .. } => Some(e.id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids.len(), 4);
+    assert!(
+        ids.windows(2).all(|w| w[0] < w[1]),
+        "events in input order: {ids:?}"
+    );
+    assert_ne!(rows(&batched.pool).await?, before);
+
+    for item in &items {
+        let stored =
+            versions::store_first_version(&single.pool, item.version, item.links, &keys).await?;
+        assert!(stored.is_some());
+    }
+    let (a, b) = (rows(&batched.pool).await?, rows(&single.pool).await?);
+    for ((table, a), (_, b)) in a.iter().zip(&b) {
+        assert_eq!(
+            a, b,
+            "{table} differs between a batch and one statement each"
+        );
+    }
+    batched.cleanup().await?;
+    single.cleanup().await
+}
+
+fn owned(engine: &Engine, doc: &str, id: &str, seq: i64) -> anyhow::Result<OwnedVersion> {
+    let (chunked, links) = chunk(engine, doc, id)?;
+    Ok(OwnedVersion {
+        tenant_id: "acme".into(),
+        document_id: doc.into(),
+        source_version_id: id.into(),
+        source_version_seq: Some(seq),
+        occurred_at: None,
+        source_type: Some("file"),
+        causation_id: format!("cause-{doc}-{id}"),
+        correlation_id: None,
+        content_sha256: "ab".repeat(32),
+        normalized: chunked.normalized.clone(),
+        metadata: json!({"title": "Runbook"}),
+        profile: "hierarchy-v1".into(),
+        chunker_version: "hierarchy:1.0.0".into(),
+        tokenizer: "cl100k_base".into(),
+        chunks: chunked.chunks,
+        event_headers: json!({}),
+        links,
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_group_writer_stores_every_version_once_whatever_shares_a_batch() -> R {
+    let engine = Engine::builtin()?;
+    let app = TestApp::spawn_with(Options {
+        defer_start: true,
+        ..Options::default()
+    })
+    .await?;
+    // One writer slot: the versions queue up behind each other and share
+    // statements. Two versions of one new document (g-1), a document stored
+    // before (g-0), a document of another tenant (g-9 under "other").
+    let pre = owned(&engine, "g-0", "v1", 1)?;
+    versions::store_version_with_links(&app.pool, &pre.view(), &pre.links).await?;
+    let mut other = owned(&engine, "g-9", "v1", 1)?;
+    other.tenant_id = "other".into();
+    for c in &mut other.chunks {
+        c.tenant_id = "other".into();
+    }
+    versions::store_version_with_links(&app.pool, &other.view(), &other.links).await?;
+
+    let writer = std::sync::Arc::new(versions::FirstVersions::new(1, 3));
+    let mut wanted = vec![
+        owned(&engine, "g-1", "v1", 1)?,
+        owned(&engine, "g-1", "v2", 2)?,
+        owned(&engine, "g-0", "v2", 2)?,
+        owned(&engine, "g-9", "v1", 1)?,
+    ];
+    for d in 2..8 {
+        wanted.push(owned(&engine, &format!("g-{d}"), "v1", 1)?);
+    }
+    let per_version = i64::try_from(pre.chunks.len())?;
+    let n = wanted.len();
+    let mut tasks = tokio::task::JoinSet::new();
+    for v in wanted {
+        let (writer, pool) = (writer.clone(), app.pool.clone());
+        tasks.spawn(async move {
+            let key = (v.document_id.clone(), v.source_version_id.clone());
+            (key, writer.store(&pool, v).await)
+        });
+    }
+    let mut outcomes = Vec::new();
+    while let Some(done) = tasks.join_next().await {
+        outcomes.push(done?);
+    }
+    outcomes.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(outcomes.len(), n);
+    for ((doc, version), outcome) in &outcomes {
+        match (doc.as_str(), outcome) {
+            ("g-9", Err(versions::StoreError::TenantMismatch { .. })) => {}
+            ("g-9", other) => panic!("another tenant's document: {other:?}"),
+            (_, Ok(StoreOutcome::Stored { .. })) => {}
+            (_, other) => panic!("{doc} {version}: {other:?}"),
+        }
+    }
+    let stored: Vec<(String, String, String)> = sqlx::query_as(
+        "SELECT document_id, source_version_id, status FROM source_versions \
+         WHERE tenant_id = 'acme' ORDER BY 1, 2",
+    )
+    .fetch_all(&app.pool)
+    .await?;
+    let mut expected = vec![
+        ("g-0".to_owned(), "v1".to_owned(), "superseded".to_owned()),
+        ("g-0".into(), "v2".into(), "current".into()),
+        ("g-1".into(), "v1".into(), "superseded".into()),
+        ("g-1".into(), "v2".into(), "current".into()),
+    ];
+    for d in 2..8 {
+        expected.push((format!("g-{d}"), "v1".into(), "current".into()));
+    }
+    assert_eq!(stored, expected);
+    let (events, chunks): (i64, i64) = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM outbox WHERE tenant_id = 'acme'), \
+                (SELECT count(*) FROM chunks WHERE tenant_id = 'acme')",
+    )
+    .fetch_one(&app.pool)
+    .await?;
+    assert_eq!(events, 10, "one event per stored version");
+    assert_eq!(chunks, 10 * per_version);
     app.cleanup().await
 }

@@ -129,6 +129,8 @@ struct RawDatabase {
     max_connections: u32,
     acquire_timeout_ms: u64,
     create_if_missing: bool,
+    write_slots: u32,
+    write_batch: u32,
 }
 
 #[derive(Debug, Deserialize)]
@@ -281,6 +283,10 @@ pub struct DatabaseSettings {
     pub acquire_timeout: Duration,
     /// Create the database at start-up when missing.
     pub create_if_missing: bool,
+    /// Statements writing new documents' first versions at once.
+    pub write_slots: usize,
+    /// Largest number of first versions one such statement writes.
+    pub write_batch: usize,
 }
 
 /// `PgConnectOptions` prints its password in Debug: shown as [`describe`]
@@ -295,6 +301,8 @@ impl std::fmt::Debug for DatabaseSettings {
             .field("max_connections", &self.max_connections)
             .field("acquire_timeout", &self.acquire_timeout)
             .field("create_if_missing", &self.create_if_missing)
+            .field("write_slots", &self.write_slots)
+            .field("write_batch", &self.write_batch)
             .finish()
     }
 }

@@ -133,12 +133,23 @@ impl TryFrom<RawDatabase> for DatabaseSettings {
         if raw.acquire_timeout_ms == 0 {
             return Err(invalid("database.acquire_timeout_ms", "must be positive"));
         }
+        if raw.write_slots == 0 || raw.write_slots > raw.max_connections {
+            return Err(invalid(
+                "database.write_slots",
+                "must be between 1 and database.max_connections",
+            ));
+        }
+        if !(1..=64).contains(&raw.write_batch) {
+            return Err(invalid("database.write_batch", "must be between 1 and 64"));
+        }
         Ok(Self {
             url,
             options,
             max_connections: raw.max_connections,
             acquire_timeout: Duration::from_millis(raw.acquire_timeout_ms),
             create_if_missing: raw.create_if_missing,
+            write_slots: raw.write_slots as usize,
+            write_batch: raw.write_batch as usize,
         })
     }
 }
@@ -267,6 +278,8 @@ mod tests {
             max_connections: 1,
             acquire_timeout_ms: 1,
             create_if_missing: false,
+            write_slots: 1,
+            write_batch: 1,
         };
         let e = DatabaseSettings::try_from(db("postgres://h:5432")).err();
         assert_eq!(e.map(key_of).as_deref(), Some("database.url"));

@@ -16,7 +16,9 @@ use tracing::Instrument;
 use crate::context::Context;
 use crate::ops::metrics::{Stage, StrategyLabels};
 use crate::store::is_transient;
-use crate::store::versions::{self, Existing, NewVersion, NewVersionKey, StoreError, StoreOutcome};
+use crate::store::versions::{
+    self, Existing, NewVersion, NewVersionKey, OwnedVersion, StoreError, StoreOutcome,
+};
 
 pub use crate::pipeline::failure::Failure;
 
@@ -262,37 +264,64 @@ pub async fn handle(
         serde_json::Value::Null => serde_json::json!({}),
         other => other.clone(),
     };
-    let new = NewVersion {
-        tenant_id: &msg.tenant_id,
-        document_id: &msg.document_id,
-        source_version_id: &msg.source_version_id,
-        source_version_seq: msg.source_version_seq,
-        occurred_at,
-        source_type,
-        causation_id: &msg.event_id,
-        correlation_id: msg.correlation_id.as_deref(),
-        content_sha256: digest,
-        normalized: &doc.normalized,
-        metadata,
-        profile: &profile_name,
-        chunker_version: &chunker_version,
-        tokenizer: &tokenizer,
-        chunks: &doc.chunks,
-        event_headers: event_headers.clone(),
-    };
+    let token_counts: Vec<u32> = doc.chunks.iter().map(|c| c.token_count).collect();
     let started = Instant::now();
-    // A document the check did not find is most likely new: its first
-    // version may go in as one statement.
-    let store = async {
-        if new_document {
-            versions::store_version_with_links(&ctx.pool, &new, &links).await
-        } else {
-            versions::store_later_version_with_links(&ctx.pool, &new, &links).await
-        }
+    let stored = if new_document {
+        // A document the check did not find is most likely new: its first
+        // version may go in with others' in one statement, which needs it
+        // owned.
+        let owned = OwnedVersion {
+            tenant_id: msg.tenant_id.clone(),
+            document_id: msg.document_id.clone(),
+            source_version_id: msg.source_version_id.clone(),
+            source_version_seq: msg.source_version_seq,
+            occurred_at,
+            source_type,
+            causation_id: msg.event_id.clone(),
+            correlation_id: msg.correlation_id.clone(),
+            content_sha256: digest,
+            normalized: doc.normalized,
+            metadata,
+            profile: profile_name.clone(),
+            chunker_version: chunker_version.clone(),
+            tokenizer: tokenizer.clone(),
+            chunks: doc.chunks,
+            event_headers: event_headers.clone(),
+            links,
+        };
+        ctx.first_versions
+            .store(&ctx.pool, owned)
+            .instrument(tracing::info_span!(
+                "store",
+                chunk_count = token_counts.len()
+            ))
+            .await
+    } else {
+        let new = NewVersion {
+            tenant_id: &msg.tenant_id,
+            document_id: &msg.document_id,
+            source_version_id: &msg.source_version_id,
+            source_version_seq: msg.source_version_seq,
+            occurred_at,
+            source_type,
+            causation_id: &msg.event_id,
+            correlation_id: msg.correlation_id.as_deref(),
+            content_sha256: digest,
+            normalized: &doc.normalized,
+            metadata,
+            profile: &profile_name,
+            chunker_version: &chunker_version,
+            tokenizer: &tokenizer,
+            chunks: &doc.chunks,
+            event_headers: event_headers.clone(),
+        };
+        versions::store_later_version_with_links(&ctx.pool, &new, &links)
+            .instrument(tracing::info_span!(
+                "store",
+                chunk_count = token_counts.len()
+            ))
+            .await
     };
-    let stored = store
-        .instrument(tracing::info_span!("store", chunk_count = doc.chunks.len()))
-        .await;
     match stored {
         Ok(StoreOutcome::Stored {
             is_current,
@@ -301,11 +330,8 @@ pub async fn handle(
             event,
         }) => {
             ctx.metrics.observe_stage(Stage::Store, started.elapsed());
-            ctx.metrics.chunks_stored(
-                Some(&msg.tenant_id),
-                &labels,
-                doc.chunks.iter().map(|c| c.token_count),
-            );
+            ctx.metrics
+                .chunks_stored(Some(&msg.tenant_id), &labels, token_counts);
             match event {
                 Some(event) => ctx.outbox.push(event),
                 None => ctx.outbox.wake(),

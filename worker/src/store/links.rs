@@ -88,6 +88,17 @@ impl DocumentKeys {
     }
 }
 
+/// The tenant, document and version a link row belongs to.
+#[derive(Debug, Clone, Copy)]
+pub struct VersionKey<'a> {
+    /// Tenant.
+    pub tenant_id: &'a str,
+    /// The document containing the links.
+    pub document_id: &'a str,
+    /// The version.
+    pub source_version_id: &'a str,
+}
+
 /// The document, version and content whose links are written.
 #[derive(Debug, Clone, Copy)]
 pub struct LinkSource<'a> {
@@ -277,9 +288,12 @@ async fn rebuild_cross_links(
     Ok(())
 }
 
-/// The `document_links` columns after tenant, source document and version,
-/// with each array's element type, in bind order.
-const LINK_COLUMNS: [(&str, &str); 17] = [
+/// The `document_links` columns the arrays fill, with each array's element
+/// type, in bind order.
+const LINK_COLUMNS: [(&str, &str); 20] = [
+    ("tenant_id", "text"),
+    ("source_document_id", "text"),
+    ("source_version_id", "text"),
     ("link_ordinal", "int4"),
     ("chunk_ordinal", "int4"),
     ("chunk_id", "text"),
@@ -302,16 +316,17 @@ const LINK_COLUMNS: [(&str, &str); 17] = [
 /// How many array parameters [`LinkArrays::bind`] binds.
 pub const LINK_PARAMS: usize = LINK_COLUMNS.len();
 
-/// `INSERT INTO document_links ... SELECT $1, $2, $3, u.* FROM UNNEST(...)`:
-/// tenant, source document and version are `$1`-`$3`, the arrays are bound
-/// as `$first` .. `$first + LINK_PARAMS - 1`, and `filter` (SQL, may be
-/// empty) is appended after the `FROM`.
+/// `INSERT INTO document_links ... SELECT u.* FROM UNNEST(...) AS u(...)`:
+/// the arrays are bound as `$first` .. `$first + LINK_PARAMS - 1`, and
+/// `filter` (SQL over `u`, may be empty) is appended after the `FROM`.
 pub fn insert_links_sql(first: usize, filter: &str) -> String {
-    let names: Vec<&str> = LINK_COLUMNS.iter().map(|(name, _)| *name).collect();
+    let names = LINK_COLUMNS
+        .iter()
+        .map(|(name, _)| *name)
+        .collect::<Vec<_>>()
+        .join(", ");
     let mut sql = format!(
-        "INSERT INTO document_links (tenant_id, source_document_id, source_version_id, {}) \
-         SELECT $1, $2, $3, u.* FROM UNNEST({}) AS u",
-        names.join(", "),
+        "INSERT INTO document_links ({names}) SELECT u.* FROM UNNEST({}) AS u({names})",
         unnest_params(&LINK_COLUMNS, first)
     );
     if !filter.is_empty() {
@@ -324,6 +339,9 @@ pub fn insert_links_sql(first: usize, filter: &str) -> String {
 /// The links of a version as one array per column of [`LINK_COLUMNS`].
 #[derive(Debug)]
 pub struct LinkArrays<'a> {
+    tenant: Vec<&'a str>,
+    document: Vec<&'a str>,
+    version: Vec<&'a str>,
     ordinal: Vec<i32>,
     chunk_ordinal: Vec<i32>,
     chunk_id: Vec<&'a str>,
@@ -344,15 +362,23 @@ pub struct LinkArrays<'a> {
 }
 
 impl<'a> LinkArrays<'a> {
-    /// The arrays of `links`, each naming the id of the chunk it lies in;
-    /// fails when a link names a chunk `chunks` does not have.
-    pub fn new(chunks: &'a [Chunk], links: &'a [Link]) -> Result<Self, sqlx::Error> {
-        let chunk_ids: HashMap<(&str, u32), &str> = chunks
-            .iter()
-            .map(|c| ((c.granularity.as_str(), c.ordinal), c.chunk_id.as_str()))
-            .collect();
-        let n = links.len();
-        let mut a = Self {
+    /// The arrays of one version's `links` (see [`Self::push`]).
+    pub fn new(
+        version: VersionKey<'a>,
+        chunks: &'a [Chunk],
+        links: &'a [Link],
+    ) -> Result<Self, sqlx::Error> {
+        let mut a = Self::with_capacity(links.len());
+        a.push(version, chunks, links)?;
+        Ok(a)
+    }
+
+    /// Empty arrays with room for `n` links.
+    pub fn with_capacity(n: usize) -> Self {
+        Self {
+            tenant: Vec::with_capacity(n),
+            document: Vec::with_capacity(n),
+            version: Vec::with_capacity(n),
             ordinal: Vec::with_capacity(n),
             chunk_ordinal: Vec::with_capacity(n),
             chunk_id: Vec::with_capacity(n),
@@ -370,7 +396,22 @@ impl<'a> LinkArrays<'a> {
             byte_start: Vec::with_capacity(n),
             byte_end: Vec::with_capacity(n),
             chunk_granularity: Vec::with_capacity(n),
-        };
+        }
+    }
+
+    /// Appends the `links` of `version`, each naming the id of the chunk it
+    /// lies in; fails when a link names a chunk `chunks` does not have.
+    pub fn push(
+        &mut self,
+        version: VersionKey<'a>,
+        chunks: &'a [Chunk],
+        links: &'a [Link],
+    ) -> Result<(), sqlx::Error> {
+        let chunk_ids: HashMap<(&str, u32), &str> = chunks
+            .iter()
+            .map(|c| ((c.granularity.as_str(), c.ordinal), c.chunk_id.as_str()))
+            .collect();
+        let a = self;
         for l in links {
             let granularity = l.chunk_granularity.as_str();
             let Some(id) = chunk_ids.get(&(granularity, l.chunk_ordinal)) else {
@@ -382,6 +423,9 @@ impl<'a> LinkArrays<'a> {
                     .into(),
                 ));
             };
+            a.tenant.push(version.tenant_id);
+            a.document.push(version.document_id);
+            a.version.push(version.source_version_id);
             a.chunk_granularity.push(granularity);
             a.ordinal
                 .push(i32::try_from(l.link_ordinal).unwrap_or(i32::MAX));
@@ -405,7 +449,7 @@ impl<'a> LinkArrays<'a> {
             a.byte_end
                 .push(i64::try_from(l.byte_end).unwrap_or(i64::MAX));
         }
-        Ok(a)
+        Ok(())
     }
 
     /// Binds the arrays, in [`LINK_COLUMNS`] order, as the next
@@ -414,7 +458,10 @@ impl<'a> LinkArrays<'a> {
     where
         'a: 'q,
     {
-        q.bind(self.ordinal)
+        q.bind(self.tenant)
+            .bind(self.document)
+            .bind(self.version)
+            .bind(self.ordinal)
             .bind(self.chunk_ordinal)
             .bind(self.chunk_id)
             .bind(self.url)
@@ -442,13 +489,14 @@ async fn insert_links(
     if s.links.is_empty() {
         return Ok(());
     }
-    static SQL: LazyLock<String> = LazyLock::new(|| insert_links_sql(4, ""));
-    let q = sqlx::query(SQL.as_str())
-        .bind(s.tenant_id)
-        .bind(s.document_id)
-        .bind(s.source_version_id);
-    LinkArrays::new(s.chunks, s.links)?
-        .bind(q)
+    static SQL: LazyLock<String> = LazyLock::new(|| insert_links_sql(1, ""));
+    let version = VersionKey {
+        tenant_id: s.tenant_id,
+        document_id: s.document_id,
+        source_version_id: s.source_version_id,
+    };
+    LinkArrays::new(version, s.chunks, s.links)?
+        .bind(sqlx::query(SQL.as_str()))
         .execute(&mut **tx)
         .await?;
     Ok(())

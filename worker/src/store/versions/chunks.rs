@@ -118,57 +118,62 @@ pub(super) struct ChunkArrays<'a> {
 
 impl<'a> ChunkArrays<'a> {
     /// The arrays of `chunks`; fails only if a JSON column cannot be encoded.
-    pub(super) fn new(chunks: &'a [Chunk]) -> Result<Self, sqlx::Error> {
+    /// `chunks` may span several versions (a batch of first versions): each
+    /// row carries its own tenant, document and version.
+    pub(super) fn new<I>(chunks: I) -> Result<Self, sqlx::Error>
+    where
+        I: Iterator<Item = &'a Chunk> + Clone,
+    {
         let encode = |e: serde_json::Error| sqlx::Error::Encode(Box::new(e));
-        let column = |f: fn(&'a Chunk) -> &'a str| chunks.iter().map(f).collect::<Vec<_>>();
+        let column = |f: fn(&'a Chunk) -> &'a str| chunks.clone().map(f).collect::<Vec<_>>();
         Ok(Self {
             tenant: column(|c| c.tenant_id.as_str()),
             document: column(|c| c.document_id.as_str()),
             version: column(|c| c.source_version_id.as_str()),
-            ordinal: chunks.iter().map(|c| to_i32(c.ordinal)).collect(),
+            ordinal: chunks.clone().map(|c| to_i32(c.ordinal)).collect(),
             chunk_id: column(|c| c.chunk_id.as_str()),
             granularity: column(|c| c.granularity.as_str()),
             chunk_type: column(|c| c.chunk_type.as_str()),
             headings: chunks
-                .iter()
+                .clone()
                 .map(|c| array_literal(&c.headings_path))
                 .collect(),
             chunk_path: column(|c| c.chunk_path.as_str()),
             chunk_text: column(|c| c.chunk_text.as_str()),
             embed_text: column(|c| c.embed_text.as_str()),
-            token_count: chunks.iter().map(|c| to_i32(c.token_count)).collect(),
-            char_start: chunks.iter().map(|c| to_i64(c.char_start)).collect(),
-            char_end: chunks.iter().map(|c| to_i64(c.char_end)).collect(),
-            byte_start: chunks.iter().map(|c| to_i64(c.byte_start)).collect(),
-            byte_end: chunks.iter().map(|c| to_i64(c.byte_end)).collect(),
-            block_start: chunks.iter().map(|c| to_i32(c.block_start_idx)).collect(),
-            block_end: chunks.iter().map(|c| to_i32(c.block_end_idx)).collect(),
+            token_count: chunks.clone().map(|c| to_i32(c.token_count)).collect(),
+            char_start: chunks.clone().map(|c| to_i64(c.char_start)).collect(),
+            char_end: chunks.clone().map(|c| to_i64(c.char_end)).collect(),
+            byte_start: chunks.clone().map(|c| to_i64(c.byte_start)).collect(),
+            byte_end: chunks.clone().map(|c| to_i64(c.byte_end)).collect(),
+            block_start: chunks.clone().map(|c| to_i32(c.block_start_idx)).collect(),
+            block_end: chunks.clone().map(|c| to_i32(c.block_end_idx)).collect(),
             overlap: chunks
-                .iter()
+                .clone()
                 .map(|c| to_i32(c.overlap_prefix_chars))
                 .collect(),
             closing: chunks
-                .iter()
+                .clone()
                 .map(|c| to_i32(c.closing_suffix_chars))
                 .collect(),
             content_hash: column(|c| c.content_hash.as_str()),
             profile: column(|c| c.profile.as_str()),
             chunker_version: column(|c| c.chunker_version.as_str()),
             tokenizer: column(|c| c.tokenizer.as_str()),
-            source_url: chunks.iter().map(|c| c.source_url.as_deref()).collect(),
-            file_path: chunks.iter().map(|c| c.file_path.as_deref()).collect(),
+            source_url: chunks.clone().map(|c| c.source_url.as_deref()).collect(),
+            file_path: chunks.clone().map(|c| c.file_path.as_deref()).collect(),
             embed_tokens: chunks
-                .iter()
+                .clone()
                 .map(|c| c.embed_token_count.map(to_i32))
                 .collect(),
-            chunk_key: chunks.iter().map(|c| c.chunk_key.as_deref()).collect(),
+            chunk_key: chunks.clone().map(|c| c.chunk_key.as_deref()).collect(),
             parent: chunks
-                .iter()
+                .clone()
                 .map(|c| c.parent_chunk_id.as_deref())
                 .collect(),
-            is_table: chunks.iter().map(|c| c.is_table).collect(),
+            is_table: chunks.clone().map(|c| c.is_table).collect(),
             facet: chunks
-                .iter()
+                .clone()
                 .map(|c| c.facet_json.as_ref().map(serde_json::to_string).transpose())
                 .collect::<Result<_, _>>()
                 .map_err(encode)?,
@@ -227,7 +232,7 @@ pub(super) async fn insert_chunks(
         return Ok(());
     }
     static SQL: LazyLock<String> = LazyLock::new(|| insert_sql(1, ""));
-    ChunkArrays::new(chunks)?
+    ChunkArrays::new(chunks.iter())?
         .bind(sqlx::query(SQL.as_str()))
         .execute(&mut **tx)
         .await?;

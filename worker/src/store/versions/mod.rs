@@ -11,6 +11,7 @@
 mod chunks;
 pub mod event;
 mod first;
+mod group;
 mod lock;
 mod row;
 
@@ -26,7 +27,8 @@ use chunks::insert_chunks;
 use lock::{lock_document, Locked};
 
 pub use event::{change_set, completed_event_id, EVENTS_EXCHANGE, EVENT_NAMESPACE};
-pub use first::store_first_version;
+pub use first::{store_first_version, store_first_versions, FirstVersion};
+pub use group::{FirstVersions, OwnedVersion};
 
 /// Everything stored for one source version.
 #[derive(Debug)]
