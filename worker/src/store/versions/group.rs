@@ -109,7 +109,7 @@ enum Reply {
     Stored(StoreOutcome),
     /// Not written (its document row existed, or the batch failed): the
     /// handler stores it with the general transaction.
-    Back(OwnedVersion, DocumentKeys),
+    Back(Box<(OwnedVersion, DocumentKeys)>),
     /// A batch of this version alone failed: its error.
     Failed(StoreError),
 }
@@ -176,7 +176,8 @@ impl FirstVersions {
         }
         match answer.await {
             Ok(Reply::Stored(outcome)) => Ok(outcome),
-            Ok(Reply::Back(version, keys)) => {
+            Ok(Reply::Back(back)) => {
+                let (version, keys) = *back;
                 store_in_transaction(pool, &version.view(), &version.links, &keys).await
             }
             Ok(Reply::Failed(e)) => Err(e),
@@ -235,7 +236,7 @@ async fn write(pool: &PgPool, batch: Vec<Job>) {
             for (job, outcome) in batch.into_iter().zip(outcomes) {
                 let reply = match outcome {
                     Some(stored) => Reply::Stored(stored),
-                    None => Reply::Back(job.version, job.keys),
+                    None => Reply::Back(Box::new((job.version, job.keys))),
                 };
                 // A handler that went away has nothing to be told.
                 let _ = job.reply.send(reply);
@@ -248,7 +249,9 @@ async fn write(pool: &PgPool, batch: Vec<Job>) {
         }
         Err(_) => {
             for job in batch {
-                let _ = job.reply.send(Reply::Back(job.version, job.keys));
+                let _ = job
+                    .reply
+                    .send(Reply::Back(Box::new((job.version, job.keys))));
             }
         }
     }
