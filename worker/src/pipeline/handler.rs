@@ -17,7 +17,7 @@ use crate::context::Context;
 use crate::ops::metrics::{Stage, StrategyLabels};
 use crate::store::is_transient;
 use crate::store::versions::{
-    self, Existing, NewVersion, NewVersionKey, OwnedVersion, StoreError, StoreOutcome,
+    self, Existing, NewVersionKey, OwnedVersion, StoreError, StoreOutcome,
 };
 
 pub use crate::pipeline::failure::Failure;
@@ -266,62 +266,42 @@ pub async fn handle(
     };
     let token_counts: Vec<u32> = doc.chunks.iter().map(|c| c.token_count).collect();
     let started = Instant::now();
-    let stored = if new_document {
-        // A document the check did not find is most likely new: its first
-        // version may go in with others' in one statement, which needs it
-        // owned.
-        let owned = OwnedVersion {
-            tenant_id: msg.tenant_id.clone(),
-            document_id: msg.document_id.clone(),
-            source_version_id: msg.source_version_id.clone(),
-            source_version_seq: msg.source_version_seq,
-            occurred_at,
-            source_type,
-            causation_id: msg.event_id.clone(),
-            correlation_id: msg.correlation_id.clone(),
-            content_sha256: digest,
-            normalized: doc.normalized,
-            metadata,
-            profile: profile_name.clone(),
-            chunker_version: chunker_version.clone(),
-            tokenizer: tokenizer.clone(),
-            chunks: doc.chunks,
-            event_headers: event_headers.clone(),
-            links,
-        };
-        ctx.first_versions
-            .store(&ctx.pool, owned)
-            .instrument(tracing::info_span!(
-                "store",
-                chunk_count = token_counts.len()
-            ))
-            .await
-    } else {
-        let new = NewVersion {
-            tenant_id: &msg.tenant_id,
-            document_id: &msg.document_id,
-            source_version_id: &msg.source_version_id,
-            source_version_seq: msg.source_version_seq,
-            occurred_at,
-            source_type,
-            causation_id: &msg.event_id,
-            correlation_id: msg.correlation_id.as_deref(),
-            content_sha256: digest,
-            normalized: &doc.normalized,
-            metadata,
-            profile: &profile_name,
-            chunker_version: &chunker_version,
-            tokenizer: &tokenizer,
-            chunks: &doc.chunks,
-            event_headers: event_headers.clone(),
-        };
-        versions::store_later_version_with_links(&ctx.pool, &new, &links)
-            .instrument(tracing::info_span!(
-                "store",
-                chunk_count = token_counts.len()
-            ))
-            .await
+    // Owned, so that a new document's first version can go in with others'
+    // in one statement; a later version is stored through a view of it.
+    let version = OwnedVersion {
+        tenant_id: msg.tenant_id.clone(),
+        document_id: msg.document_id.clone(),
+        source_version_id: msg.source_version_id.clone(),
+        source_version_seq: msg.source_version_seq,
+        occurred_at,
+        source_type,
+        causation_id: msg.event_id.clone(),
+        correlation_id: msg.correlation_id.clone(),
+        content_sha256: digest,
+        normalized: doc.normalized,
+        metadata,
+        profile: profile_name.clone(),
+        chunker_version,
+        tokenizer,
+        chunks: doc.chunks,
+        event_headers: event_headers.clone(),
+        links,
     };
+    let store = async {
+        if new_document {
+            // A document the check did not find is most likely new.
+            ctx.first_versions.store(&ctx.pool, version).await
+        } else {
+            let view = version.view();
+            versions::store_later_version_with_links(&ctx.pool, &view, &version.links).await
+        }
+    };
+    let stored = store
+        .instrument(tracing::info_span!(
+            "store",
+            chunk_count = token_counts.len()
+        ))
+        .await;
     match stored {
         Ok(StoreOutcome::Stored {
             is_current,

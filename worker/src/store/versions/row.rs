@@ -1,6 +1,7 @@
 //! The bind order of a version's `documents` and `source_versions` columns,
-//! shared by the one-statement path ([`super::first`]) and the transaction
-//! ([`super::lock`], [`super::store_in_transaction`]).
+//! shared by the statements of the transaction ([`super::lock`],
+//! [`super::store_in_transaction`]); the one-statement path
+//! ([`super::first`]) binds them as arrays, one element per document.
 
 use sqlx::postgres::PgArguments;
 use sqlx::query::Query;
