@@ -10,21 +10,35 @@ use std::num::NonZeroU32;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota};
+use governor::clock::{Clock, MonotonicClock};
+use governor::middleware::NoOpMiddleware;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::{Quota, RateLimiter};
 
 use crate::config::RateLimits;
 
 /// Per-tenant and per-user GCRA limiters.
 #[derive(Debug)]
 pub struct Limiter {
-    tenants: DefaultKeyedRateLimiter<String>,
-    users: DefaultKeyedRateLimiter<String>,
+    tenants: KeyedLimiter,
+    users: KeyedLimiter,
     /// One cell of the user quota: how long a user who just spent their
     /// last one waits.
     user_interval: Duration,
-    clock: DefaultClock,
+    clock: MonotonicClock,
 }
+
+/// A keyed GCRA limiter on `std::time::Instant` (the OS's monotonic clock),
+/// not governor's default TSC clock: Retry-After is computed on it, and a
+/// client that sleeps that long on the OS clock must find its cell back;
+/// the two clocks drift apart by microseconds on virtual machines, enough to
+/// refuse a retry after a wait rounded up to just over the exact one.
+type KeyedLimiter = RateLimiter<
+    String,
+    DefaultKeyedStateStore<String>,
+    MonotonicClock,
+    NoOpMiddleware<std::time::Instant>,
+>;
 
 /// Which limit refused a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,13 +70,14 @@ impl Limiter {
     pub fn new(limits: RateLimits) -> Self {
         let user = quota(limits.per_user_per_minute, limits.burst);
         Self {
-            tenants: DefaultKeyedRateLimiter::keyed(quota(
-                limits.per_tenant_per_minute,
-                limits.burst,
-            )),
-            users: DefaultKeyedRateLimiter::keyed(user),
+            tenants: RateLimiter::new(
+                quota(limits.per_tenant_per_minute, limits.burst),
+                DefaultKeyedStateStore::default(),
+                MonotonicClock,
+            ),
+            users: RateLimiter::new(user, DefaultKeyedStateStore::default(), MonotonicClock),
             user_interval: user.replenish_interval(),
-            clock: DefaultClock::default(),
+            clock: MonotonicClock,
         }
     }
 
