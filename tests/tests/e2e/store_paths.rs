@@ -422,3 +422,42 @@ async fn the_group_writer_stores_every_version_once_whatever_shares_a_batch() ->
     assert_eq!(chunks, 10 * per_version);
     app.cleanup().await
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_group_writer_stores_a_crowd_once_with_statements_side_by_side() -> R {
+    let engine = Engine::builtin()?;
+    let app = TestApp::spawn_with(Options {
+        defer_start: true,
+        ..Options::default()
+    })
+    .await?;
+    // Three slots and small batches: handlers write, wait behind running
+    // statements and start statements beside them, in every order.
+    let writer = std::sync::Arc::new(versions::FirstVersions::new(3, 4));
+    let n = 40;
+    let mut tasks = tokio::task::JoinSet::new();
+    for d in 0..n {
+        let v = owned(&engine, &format!("crowd-{d}"), "v1", 1)?;
+        let (writer, pool) = (writer.clone(), app.pool.clone());
+        tasks.spawn(async move { writer.store(&pool, v).await });
+    }
+    let mut stored = 0;
+    while let Some(done) = tasks.join_next().await {
+        match done? {
+            Ok(StoreOutcome::Stored { .. }) => stored += 1,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(stored, n);
+    let (versions, events, statements): (i64, i64, i64) = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM source_versions WHERE tenant_id = 'acme'), \
+                (SELECT count(*) FROM outbox WHERE tenant_id = 'acme'), \
+                (SELECT count(DISTINCT created_at) FROM documents WHERE tenant_id = 'acme')",
+    )
+    .fetch_one(&app.pool)
+    .await?;
+    assert_eq!((versions, events), (40, 40));
+    // A statement's rows share its start time: at most 4 documents each.
+    assert!(statements >= 10, "{statements} statements for 40 documents");
+    app.cleanup().await
+}

@@ -1,22 +1,27 @@
 //! Group writes of first versions: the handlers of one process that store
 //! new documents at the same time share statements.
 //!
-//! Each handler puts its version in a queue, then waits for one of
-//! `writers` slots; whoever gets a slot takes up to `max_batch` queued
-//! versions (its own or others') and writes them with one statement
-//! ([`super::first::store_first_versions`]). Nothing waits for a batch to
-//! fill: a version that finds a slot free is written at once, alone, so an
-//! idle worker's latency is that of one statement, and batches form only
-//! while every slot is busy — under a backlog, where one commit, one WAL
-//! flush and one statement start shared by several documents is what makes
-//! the database cheaper per document (BENCHMARKS.md, issue 18).
+//! Each handler puts its version in a queue; a handler that may start a
+//! statement takes up to `max_batch` queued versions (its own or others')
+//! and writes them with one statement
+//! ([`super::first::store_first_versions`]). When no statement is running,
+//! a version is written at once, alone if nothing else is queued: an idle
+//! worker's latency is that of one statement. While one runs, the next
+//! starts only once [`PARALLEL_MIN`] versions wait (at most `writers` run at
+//! once); otherwise the queue grows until a statement ends, and the next
+//! one takes what queued meanwhile. So batches grow with the load, and one
+//! commit, one WAL flush and one statement start are shared by several
+//! documents, which is what makes the database cheaper per document under
+//! a backlog (BENCHMARKS.md, issue 18).
 //!
-//! Why no version is left behind: every handler that queued a version
-//! takes at least the oldest queued one once it has a slot, so the queue
-//! is empty once every handler has had its turn. A version whose batch
-//! failed, or whose document row existed, goes back to its own handler,
-//! which stores it with the general transaction: an error is then that
-//! version's own.
+//! Why no version is left behind: a handler leaves the queue's loop only
+//! after writing a batch, which takes at least the oldest queued version,
+//! or on finding the queue empty; so the queue never holds more versions
+//! than handlers still in the loop, and it is empty once every handler has
+//! left. A handler waits in the loop only while a statement runs, whose end
+//! wakes it. A version whose batch failed, or whose document row existed,
+//! goes back to its own handler, which stores it with the general
+//! transaction: an error is then that version's own.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::Mutex;
@@ -25,7 +30,7 @@ use shared::links::Link;
 use shared::Chunk;
 use sqlx::PgPool;
 use time::OffsetDateTime;
-use tokio::sync::{oneshot, Semaphore};
+use tokio::sync::{oneshot, Notify};
 
 use crate::store::links::DocumentKeys;
 
@@ -114,12 +119,49 @@ enum Reply {
     Failed(StoreError),
 }
 
+/// How many versions must wait before a statement starts beside one that
+/// is running. A `pgbench` model of the write (BENCHMARKS.md, 2026-12-02
+/// third session) put the database's cost per document at 1,565/s with one
+/// document a statement, 2,383/s with 4 and 2,540/s with 8: a second
+/// statement for fewer than 4 documents costs more than it gains.
+pub const PARALLEL_MIN: usize = 4;
+
 /// The group writer of one process (see the module docs).
 #[derive(Debug)]
 pub struct FirstVersions {
-    queue: Mutex<VecDeque<JobSlot>>,
-    writers: Semaphore,
+    state: Mutex<State>,
+    /// Woken when a statement ends.
+    ended: Notify,
+    writers: usize,
     max_batch: usize,
+}
+
+/// The queue and the statements running.
+#[derive(Debug, Default)]
+struct State {
+    queue: VecDeque<JobSlot>,
+    running: usize,
+}
+
+/// What a handler in the queue's loop does next.
+enum Turn {
+    /// Write this batch.
+    Write(Vec<Job>),
+    /// Nothing queued: its version was taken by another's batch.
+    Done,
+    /// Wait for a running statement to end.
+    Wait,
+}
+
+/// Counts a statement as running until dropped, even when the handler's
+/// future is dropped mid-statement, and then wakes the waiting handlers.
+struct Running<'a>(&'a FirstVersions);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.lock().running -= 1;
+        self.0.ended.notify_waiters();
+    }
 }
 
 /// `Job` without a `Debug` of its document text.
@@ -138,8 +180,9 @@ impl FirstVersions {
     /// versions (both at least 1).
     pub fn new(writers: usize, max_batch: usize) -> Self {
         Self {
-            queue: Mutex::new(VecDeque::new()),
-            writers: Semaphore::new(writers.max(1)),
+            state: Mutex::new(State::default()),
+            ended: Notify::new(),
+            writers: writers.max(1),
             max_batch: max_batch.max(1),
         }
     }
@@ -157,21 +200,25 @@ impl FirstVersions {
             return store_in_transaction(pool, &version.view(), &version.links, &keys).await;
         }
         let (reply, answer) = oneshot::channel();
-        self.lock().push_back(JobSlot(Job {
+        self.lock().queue.push_back(JobSlot(Job {
             version,
             keys,
             reply,
         }));
-        {
-            // Never closed: acquiring fails only after `close`.
-            let _slot = self
-                .writers
-                .acquire()
-                .await
-                .map_err(|_| StoreError::Db(sqlx::Error::PoolClosed))?;
-            let batch = self.take();
-            if !batch.is_empty() {
-                write(pool, batch).await;
+        loop {
+            // Registered before the state is read, so an end between the
+            // two still wakes this handler.
+            let ended = self.ended.notified();
+            tokio::pin!(ended);
+            ended.as_mut().enable();
+            match self.turn() {
+                Turn::Write(batch) => {
+                    let _running = Running(self);
+                    write(pool, batch).await;
+                    break;
+                }
+                Turn::Done => break,
+                Turn::Wait => ended.await,
             }
         }
         match answer.await {
@@ -187,15 +234,31 @@ impl FirstVersions {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<JobSlot>> {
-        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether the calling handler writes a batch now (then counted as
+    /// running), leaves the loop, or waits.
+    fn turn(&self) -> Turn {
+        let mut state = self.lock();
+        let queued = state.queue.len();
+        if queued == 0 {
+            return Turn::Done;
+        }
+        let may_start =
+            state.running == 0 || (state.running < self.writers && queued >= PARALLEL_MIN);
+        if !may_start {
+            return Turn::Wait;
+        }
+        state.running += 1;
+        Turn::Write(self.take(&mut state.queue))
     }
 
     /// Up to `max_batch` queued jobs, oldest first, no two of one document
     /// id (a later one stays queued for the next batch); the oldest is
     /// always taken.
-    fn take(&self) -> Vec<Job> {
-        let mut queue = self.lock();
+    fn take(&self, queue: &mut VecDeque<JobSlot>) -> Vec<Job> {
         let mut ids = HashSet::new();
         let mut batch = Vec::new();
         let mut kept = VecDeque::new();
@@ -210,7 +273,7 @@ impl FirstVersions {
                 kept.push_back(JobSlot(job));
             }
         }
-        kept.append(&mut queue);
+        kept.append(queue);
         *queue = kept;
         batch
     }
@@ -254,5 +317,121 @@ async fn write(pool: &PgPool, batch: Vec<Job>) {
                     .send(Reply::Back(Box::new((job.version, job.keys))));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(document_id: &str) -> JobSlot {
+        let (reply, _) = oneshot::channel();
+        JobSlot(Job {
+            version: OwnedVersion {
+                tenant_id: "acme".into(),
+                document_id: document_id.into(),
+                source_version_id: "v1".into(),
+                source_version_seq: None,
+                occurred_at: None,
+                source_type: None,
+                causation_id: "c".into(),
+                correlation_id: None,
+                content_sha256: String::new(),
+                normalized: String::new(),
+                metadata: serde_json::Value::Null,
+                profile: "spec-v1".into(),
+                chunker_version: "x".into(),
+                tokenizer: "cl100k_base".into(),
+                chunks: Vec::new(),
+                event_headers: serde_json::Value::Null,
+                links: Vec::new(),
+            },
+            keys: DocumentKeys::default(),
+            reply,
+        })
+    }
+
+    fn writer(running: usize, queued: &[&str]) -> FirstVersions {
+        let w = FirstVersions::new(3, 16);
+        let mut state = w.lock();
+        state.running = running;
+        state.queue.extend(queued.iter().map(|d| job(d)));
+        drop(state);
+        w
+    }
+
+    fn batch_ids(turn: Turn) -> Option<Vec<String>> {
+        match turn {
+            Turn::Write(batch) => Some(batch.into_iter().map(|j| j.version.document_id).collect()),
+            Turn::Done | Turn::Wait => None,
+        }
+    }
+
+    #[test]
+    fn with_nothing_running_one_version_is_written_at_once() {
+        let w = writer(0, &["a"]);
+        assert_eq!(batch_ids(w.turn()), Some(vec!["a".to_string()]));
+        assert_eq!(w.lock().running, 1);
+        assert!(matches!(w.turn(), Turn::Done));
+    }
+
+    #[test]
+    fn beside_a_running_statement_a_few_versions_wait_for_it() {
+        let w = writer(1, &["a", "b", "c"]);
+        assert!(matches!(w.turn(), Turn::Wait));
+        assert_eq!(w.lock().running, 1);
+        w.lock().queue.push_back(job("d"));
+        assert_eq!(
+            batch_ids(w.turn()),
+            Some(
+                vec!["a", "b", "c", "d"]
+                    .into_iter()
+                    .map(String::from)
+                    .collect()
+            )
+        );
+        assert_eq!(w.lock().running, 2);
+    }
+
+    #[test]
+    fn no_more_statements_than_writers_however_long_the_queue() {
+        let w = writer(3, &["a", "b", "c", "d", "e", "f"]);
+        assert!(matches!(w.turn(), Turn::Wait));
+        // One ends: the waiting handler takes the queue.
+        drop(Running(&w));
+        assert_eq!(batch_ids(w.turn()).map(|b| b.len()), Some(6));
+    }
+
+    #[test]
+    fn a_batch_holds_one_version_of_a_document_and_at_most_max_batch() {
+        let w = FirstVersions::new(1, 2);
+        w.lock()
+            .queue
+            .extend(["a", "a", "b", "c"].iter().map(|d| job(d)));
+        assert_eq!(
+            batch_ids(w.turn()),
+            Some(vec!["a".to_string(), "b".to_string()])
+        );
+        let left: Vec<String> = w
+            .lock()
+            .queue
+            .iter()
+            .map(|j| j.0.version.document_id.clone())
+            .collect();
+        assert_eq!(left, vec!["a".to_string(), "c".to_string()]);
+    }
+
+    #[tokio::test]
+    async fn a_statement_that_ends_wakes_a_waiting_handler() {
+        let w = writer(1, &["a"]);
+        let ended = w.ended.notified();
+        tokio::pin!(ended);
+        ended.as_mut().enable();
+        assert!(matches!(w.turn(), Turn::Wait));
+        drop(Running(&w));
+        tokio::time::timeout(std::time::Duration::from_secs(5), ended)
+            .await
+            .expect("woken");
+        assert!(matches!(w.turn(), Turn::Write(_)));
     }
 }
