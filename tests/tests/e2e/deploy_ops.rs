@@ -52,6 +52,7 @@ fn exported() -> BTreeSet<String> {
     names.extend(
         worker::ops::scrape::SCRAPE_GAUGES
             .iter()
+            .chain(&worker::ops::scrape::SCRAPE_COUNTERS)
             .map(|n| (*n).to_owned()),
     );
     names

@@ -138,3 +138,31 @@ async fn metrics_move_as_documents_flow() -> R {
     .await?;
     app.cleanup().await
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_group_writer_counts_its_statements_and_documents() -> R {
+    let app = TestApp::spawn().await?;
+    let before = scrape(app.http_addr).await?;
+    assert_eq!(value(&before, "chunking_group_statements_total"), Some(0.0));
+    assert_eq!(value(&before, "chunking_group_documents_total"), Some(0.0));
+    // A file without Confluence keys: its first version goes through the
+    // group writer (a Confluence page takes part in link resolution and is
+    // stored by the general transaction).
+    for d in ["f-1", "f-2"] {
+        let mut msg = message("acme-prod", d, "v1", &sample_markdown(3));
+        msg["source_type"] = "file".into();
+        msg["metadata"] = serde_json::json!({});
+        app.publish_json(&msg).await?;
+    }
+    app.wait_stored("f-1", "v1").await?;
+    app.wait_stored("f-2", "v1").await?;
+    let after = scrape(app.http_addr).await?;
+    let statements = value(&after, "chunking_group_statements_total").unwrap_or(0.0);
+    assert_eq!(
+        value(&after, "chunking_group_documents_total"),
+        Some(2.0),
+        "{after}"
+    );
+    assert!((1.0..=2.0).contains(&statements), "{after}");
+    app.cleanup().await
+}

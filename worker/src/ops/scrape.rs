@@ -14,6 +14,14 @@
 //!   embedding model spent in inference on the GPU since the previous scrape
 //!   (0 without a GPU, or while it idles).
 //!
+//! and counters read at scrape time from the group writer of first
+//! versions (`store::versions::group`):
+//!
+//! * `chunking_group_statements_total`: statements that wrote new
+//!   documents' first versions;
+//! * `chunking_group_documents_total`: the versions they wrote; divided by
+//!   the statements, the mean batch (it grows with the load).
+//!
 //! The database gauges are left out of a scrape when the database does not
 //! answer within [`DB_TIMEOUT`]: a scrape never hangs on it, and a missing
 //! series is better than a stale one.
@@ -22,6 +30,7 @@ use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use prometheus_client::encoding::text::{encode_eof, encode_registry};
+use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
@@ -45,6 +54,12 @@ const FAILURES: &str = "chunking_failures_recorded";
 const GPU_REQUIRED: &str = "chunking_gpu_required";
 const GPU_UTILIZATION: &str = "chunking_gpu_utilization_percent";
 
+/// The names of the scrape-time counters, as exposed (with `_total`).
+pub const SCRAPE_COUNTERS: [&str; 2] = [
+    "chunking_group_statements_total",
+    "chunking_group_documents_total",
+];
+
 /// How long a scrape waits for the database gauges.
 const DB_TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -62,6 +77,12 @@ fn gauge(registry: &mut Registry, name: &str, help: &str, value: i64) {
     let g: Gauge = Gauge::default();
     g.set(value);
     registry.register(name, help, g);
+}
+
+fn counter(registry: &mut Registry, name: &str, help: &str, value: u64) {
+    let c: Counter = Counter::default();
+    c.inc_by(value);
+    registry.register(name, help, c);
 }
 
 /// The whole exposition, OpenMetrics text format.
@@ -98,6 +119,19 @@ pub async fn render(ctx: &Context) -> String {
         GPU_UTILIZATION,
         "Share of wall time in GPU inference since the previous scrape (0 without a GPU)",
         busy,
+    );
+    let (statements, documents) = ctx.first_versions.totals();
+    counter(
+        &mut scrape,
+        "chunking_group_statements",
+        "Statements that wrote new documents' first versions (group writer)",
+        statements,
+    );
+    counter(
+        &mut scrape,
+        "chunking_group_documents",
+        "First versions written by those statements; divided by them, the mean batch",
+        documents,
     );
     let query = sqlx::query_as::<_, (i64, f64, i64)>(
         "SELECT (SELECT count(*) FROM outbox WHERE published_at IS NULL), \

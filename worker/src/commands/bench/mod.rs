@@ -263,6 +263,21 @@ async fn drive(
             cpu.broker * per
         );
     }
+    // Every row of one statement has the statement's start time as its
+    // `created_at`, so the distinct times count the statements that wrote
+    // documents (the group writer's batches, issue 18).
+    match sqlx::query_as::<_, (i64, i64)>(
+        "SELECT count(*), count(DISTINCT created_at) FROM documents",
+    )
+    .fetch_one(&pool)
+    .await
+    {
+        Ok((documents, statements)) => println!(
+            "documents written by {statements} statements: {:.1} documents a statement",
+            documents as f64 / statements.max(1) as f64
+        ),
+        Err(e) => eprintln!("could not count the statements: {e}"),
+    }
     match storage::Storage::measure(&pool).await {
         Ok(s) => s.print(),
         Err(e) => eprintln!("could not measure the tables: {e}"),

@@ -24,6 +24,7 @@
 //! transaction: an error is then that version's own.
 
 use std::collections::{HashSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use shared::links::Link;
@@ -134,6 +135,9 @@ pub struct FirstVersions {
     ended: Notify,
     writers: usize,
     max_batch: usize,
+    /// Statements started, and the versions they took (`/metrics`).
+    statements: AtomicU64,
+    documents: AtomicU64,
 }
 
 /// The queue and the statements running.
@@ -184,7 +188,18 @@ impl FirstVersions {
             ended: Notify::new(),
             writers: writers.max(1),
             max_batch: max_batch.max(1),
+            statements: AtomicU64::new(0),
+            documents: AtomicU64::new(0),
         }
+    }
+
+    /// Statements started so far, and the versions they took: their
+    /// ratio is the mean batch.
+    pub fn totals(&self) -> (u64, u64) {
+        (
+            self.statements.load(Ordering::Relaxed),
+            self.documents.load(Ordering::Relaxed),
+        )
     }
 
     /// Stores `version`, a version whose document row a check did not
@@ -252,7 +267,11 @@ impl FirstVersions {
             return Turn::Wait;
         }
         state.running += 1;
-        Turn::Write(self.take(&mut state.queue))
+        let batch = self.take(&mut state.queue);
+        self.statements.fetch_add(1, Ordering::Relaxed);
+        self.documents
+            .fetch_add(batch.len() as u64, Ordering::Relaxed);
+        Turn::Write(batch)
     }
 
     /// Up to `max_batch` queued jobs, oldest first, no two of one document
@@ -400,6 +419,7 @@ mod tests {
         // One ends: the waiting handler takes the queue.
         drop(Running(&w));
         assert_eq!(batch_ids(w.turn()).map(|b| b.len()), Some(6));
+        assert_eq!(w.totals(), (1, 6));
     }
 
     #[test]
