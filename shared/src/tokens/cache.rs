@@ -315,8 +315,8 @@ impl PackedTable {
                 0 => Probe::Pending,
                 c => Probe::Known(c as usize),
             },
-            Err(_) => {
-                self.insert(key);
+            Err(empty) => {
+                self.insert_at(key, empty);
                 Probe::New
             }
         }
@@ -331,7 +331,7 @@ impl PackedTable {
         let key = pack(piece);
         let i = match self.find(key) {
             Ok(i) => i,
-            Err(_) => self.insert(key),
+            Err(empty) => self.insert_at(key, empty),
         };
         self.slots[i] = key | (count as u128) << COUNT_SHIFT;
     }
@@ -355,14 +355,23 @@ impl PackedTable {
         }
     }
 
-    /// Enters `key` with a pending count (it must not be in the table);
-    /// returns its slot.
-    fn insert(&mut self, key: u128) -> usize {
-        if (self.len + 1) * 2 > self.slots.len() {
+    /// Enters `key` with a pending count; `empty` is the slot [`find`]
+    /// returned for it (it is not in the table). Returns its slot.
+    ///
+    /// Why the slot is passed in: building the table of whole tokens
+    /// (about 100,000 entries, 4 MiB) probed every key twice, and that
+    /// build was a quarter of the CLI's start-up (BENCHMARKS.md, issue 18,
+    /// 2026-12-02 fourth session).
+    ///
+    /// [`find`]: Self::find
+    fn insert_at(&mut self, key: u128, empty: usize) -> usize {
+        let i = if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
-        }
-        let i = match self.find(key) {
-            Ok(i) | Err(i) => i,
+            match self.find(key) {
+                Ok(i) | Err(i) => i,
+            }
+        } else {
+            empty
         };
         self.slots[i] = key;
         self.len += 1;
