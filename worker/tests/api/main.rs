@@ -110,16 +110,40 @@ fn good(tenant: &str, user: &str) -> String {
     )
 }
 
-/// Markdown that takes far longer to chunk than the tests' 40 ms deadline,
-/// with a wide margin in a test build: 20,000 sections (1.5 MB, under the
-/// HTTP body limit of 2 MB). The 3,000 sections used before fell under 40 ms
-/// in a test build once issue 18's engine cuts landed.
+/// Markdown that takes far longer to chunk than the tests' deadlines (40
+/// and 150 ms), with a margin in a test build: 1.8 MB (under the HTTP body
+/// limit of 2 MB) of sections of pseudo-random words, so that almost every
+/// word is a piece the token cache has not seen. About 0.5 s in a test
+/// build on a 2-core box. Before: 20,000 sections of one repeated sentence
+/// (1.4 MB), which once chunked under the guard test's 300 ms deadline on a
+/// fast moment of that box; earlier still 3,000 sections, under 40 ms once
+/// issue 18's engine cuts landed.
 fn slow_markdown() -> String {
-    let mut slow = String::new();
-    for i in 0..20_000 {
+    // A fixed linear congruential generator: the same document every run.
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        state >> 33
+    };
+    let mut slow = String::with_capacity(1_900_000);
+    let mut i = 0;
+    while slow.len() < 1_800_000 {
+        let words: Vec<String> = (0..12)
+            .map(|_| {
+                let n = 4 + next() % 9;
+                (0..n)
+                    .map(|_| char::from(b'a' + (next() % 26) as u8))
+                    .collect()
+            })
+            .collect();
         slow.push_str(&format!(
-            "## Section {i}\n\nParagraph {i} says something long enough to count.\n\n"
+            "## Section {i} {}\n\n{}.\n\n",
+            words[0],
+            words[1..].join(" ")
         ));
+        i += 1;
     }
     slow
 }
