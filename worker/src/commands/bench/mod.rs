@@ -263,9 +263,9 @@ async fn drive(
             cpu.broker * per
         );
     }
-    // Every row of one statement has the statement's start time as its
-    // `created_at`, so the distinct times count the statements that wrote
-    // documents (the group writer's batches, issue 18).
+    // `created_at` is `now()`, the transaction's start: the distinct times
+    // count the group writer's statements (issue 18), a version stored by
+    // the general transaction counting as one of them.
     match sqlx::query_as::<_, (i64, i64)>(
         "SELECT count(*), count(DISTINCT created_at) FROM documents",
     )
