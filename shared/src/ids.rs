@@ -208,7 +208,8 @@ pub fn unclosed_fence(text: &str) -> Option<String> {
     })
 }
 
-/// Lowercase hex sha256 of the given parts.
+/// Lowercase hex sha256 of the given parts (the tests' reference).
+#[cfg(test)]
 fn sha256_hex(parts: &[&[u8]]) -> String {
     let mut h = Sha256::new();
     for p in parts {
@@ -260,46 +261,135 @@ pub struct IdInput<'a> {
 /// The stable chunk id under `formula` (SPEC 3.5). A chunk of a granularity
 /// other than the profile's primary one appends `|granularity`.
 pub fn chunk_id(formula: IdFormula, input: &IdInput<'_>) -> String {
-    let suffix = if input.granularity == input.primary {
-        String::new()
-    } else {
-        format!("|{}", input.granularity.as_str())
-    };
+    // The digest's input is written part by part, without formatting it
+    // into a string first (issue 18: four allocations a chunk).
+    let mut h = Sha256::new();
+    let mut digits = [0u8; 20];
     match formula {
         IdFormula::Seed000 => {
-            let canon = input.canonical_text;
-            let head = format!(
-                "{}|{}|{}|{}|",
-                input.tenant_id, input.document_id, input.source_version_id, input.ordinal
-            );
-            sha256_hex(&[head.as_bytes(), canon.as_bytes(), suffix.as_bytes()])
+            // tenant|document|version|ordinal|canonical text
+            for part in [input.tenant_id, input.document_id, input.source_version_id] {
+                h.update(part.as_bytes());
+                h.update(b"|");
+            }
+            h.update(decimal(u64::from(input.ordinal), &mut digits));
+            h.update(b"|");
+            h.update(input.canonical_text.as_bytes());
         }
         IdFormula::Seed003 => {
-            let s = format!(
-                "{}:{}:{}:{}:{}{}",
-                input.document_id,
-                input.block_start_idx,
-                input.block_end_idx,
+            // document:block start:block end:char start:char end
+            h.update(input.document_id.as_bytes());
+            for n in [
+                u64::from(input.block_start_idx),
+                u64::from(input.block_end_idx),
                 input.char_start,
                 input.char_end,
-                suffix
-            );
-            sha256_hex(&[s.as_bytes()])
+            ] {
+                h.update(b":");
+                h.update(decimal(n, &mut digits));
+            }
         }
     }
+    if input.granularity != input.primary {
+        h.update(b"|");
+        h.update(input.granularity.as_str().as_bytes());
+    }
+    lower_hex(&h.finalize())
+}
+
+/// `n` in decimal, as `format!("{n}")` writes it, in `buf`.
+fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    &buf[at..]
 }
 
 /// sha256 of the canonical text and the headings path, without the ordinal:
 /// equal across versions exactly when the chunk's content is unchanged.
 pub fn content_hash(canonical_text: &str, headings_path: &[String]) -> String {
-    let canon = canonical_text;
-    let path = headings_path.join("\u{1f}");
-    sha256_hex(&[path.as_bytes(), b"\x1e", canon.as_bytes()])
+    // The headings joined with U+001F, a U+001E, the text; hashed part by
+    // part rather than joined first.
+    let mut h = Sha256::new();
+    for (i, heading) in headings_path.iter().enumerate() {
+        if i > 0 {
+            h.update(b"\x1f");
+        }
+        h.update(heading.as_bytes());
+    }
+    h.update(b"\x1e");
+    h.update(canonical_text.as_bytes());
+    lower_hex(&h.finalize())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn content_hash_hashes_the_joined_path_and_the_text() {
+        let sha = |s: &str| sha256_hex(&[s.as_bytes()]);
+        let path = ["Guide".to_owned(), "Install".to_owned()];
+        assert_eq!(
+            content_hash("Run it.", &path),
+            sha("Guide\u{1f}Install\u{1e}Run it.")
+        );
+        assert_eq!(content_hash("Run it.", &[]), sha("\u{1e}Run it."));
+        assert_eq!(
+            content_hash("x", &["".to_owned(), "".to_owned()]),
+            sha("\u{1f}\u{1e}x")
+        );
+    }
+
+    #[test]
+    fn decimal_is_format() {
+        let mut buf = [0u8; 20];
+        for n in [0, 1, 9, 10, 99, 100, 12_345, u64::from(u32::MAX), u64::MAX] {
+            assert_eq!(decimal(n, &mut buf), n.to_string().as_bytes());
+        }
+    }
+
+    /// The ids as the formulas of SPEC 3.5 spell them, formatted first.
+    #[test]
+    fn chunk_ids_hash_the_formulas_text() {
+        let mut input = IdInput {
+            tenant_id: "t1",
+            document_id: "doc-9",
+            source_version_id: "v2",
+            ordinal: 17,
+            canonical_text: "Some text",
+            block_start_idx: 3,
+            block_end_idx: 5,
+            char_start: 120,
+            char_end: 4_567,
+            granularity: Granularity::Section,
+            primary: Granularity::Section,
+        };
+        let sha = |s: &str| sha256_hex(&[s.as_bytes()]);
+        assert_eq!(
+            chunk_id(IdFormula::Seed000, &input),
+            sha("t1|doc-9|v2|17|Some text")
+        );
+        assert_eq!(
+            chunk_id(IdFormula::Seed003, &input),
+            sha("doc-9:3:5:120:4567")
+        );
+        input.granularity = Granularity::Paragraph;
+        assert_eq!(
+            chunk_id(IdFormula::Seed000, &input),
+            sha("t1|doc-9|v2|17|Some text|paragraph")
+        );
+        assert_eq!(
+            chunk_id(IdFormula::Seed003, &input),
+            sha("doc-9:3:5:120:4567|paragraph")
+        );
+    }
 
     #[test]
     fn lower_hex_is_hex_encode() {

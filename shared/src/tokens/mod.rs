@@ -79,11 +79,15 @@ impl Bpe {
 
     /// The pretokenizer pieces of `text`, exactly as bpe-openai splits it
     /// (cl100k_base takes a faster path for ASCII text; see `pretokenize`).
-    pub fn pieces<'t>(&self, text: &'t str) -> Box<dyn Iterator<Item = &'t str> + 't> {
+    pub fn pieces<'t>(&self, text: &'t str) -> impl Iterator<Item = &'t str> + 't {
         let tokenizer = self.tokenizer();
+        // Either splitter without a box: a document's range counts call
+        // this once or twice each (issue 18: an allocation per call).
         match self.kind {
-            TokenizerKind::Cl100kBase => Box::new(pretokenize::cl100k_pieces(text, tokenizer)),
-            TokenizerKind::O200kBase => Box::new(tokenizer.split(text)),
+            TokenizerKind::Cl100kBase => {
+                Pieces::Cl100k(pretokenize::cl100k_pieces(text, tokenizer))
+            }
+            TokenizerKind::O200kBase => Pieces::O200k(tokenizer.split(text)),
         }
     }
 
@@ -167,6 +171,27 @@ impl Bpe {
             }
             Err(_) => f(None, encoder),
         })
+    }
+}
+
+/// The pieces of one of the two splitters ([`Bpe::pieces`]).
+enum Pieces<A, B> {
+    Cl100k(A),
+    O200k(B),
+}
+
+impl<'t, A, B> Iterator for Pieces<A, B>
+where
+    A: Iterator<Item = &'t str>,
+    B: Iterator<Item = &'t str>,
+{
+    type Item = &'t str;
+
+    fn next(&mut self) -> Option<&'t str> {
+        match self {
+            Self::Cl100k(pieces) => pieces.next(),
+            Self::O200k(pieces) => pieces.next(),
+        }
     }
 }
 
