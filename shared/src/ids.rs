@@ -2,6 +2,7 @@
 
 use sha2::{Digest, Sha256};
 
+use crate::chunk::json::decimal;
 use crate::chunk::record::Granularity;
 use crate::normalize::{is_ascii_space, lines, needs_collapse, space_len, utf8_len};
 use crate::profile::IdFormula;
@@ -297,20 +298,6 @@ pub fn chunk_id(formula: IdFormula, input: &IdInput<'_>) -> String {
     lower_hex(&h.finalize())
 }
 
-/// `n` in decimal, as `format!("{n}")` writes it, in `buf`.
-fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    &buf[at..]
-}
-
 /// sha256 of the canonical text and the headings path, without the ordinal:
 /// equal across versions exactly when the chunk's content is unchanged.
 pub fn content_hash(canonical_text: &str, headings_path: &[String]) -> String {
@@ -347,15 +334,6 @@ mod tests {
         );
     }
 
-    #[test]
-    fn decimal_is_format() {
-        let mut buf = [0u8; 20];
-        for n in [0, 1, 9, 10, 99, 100, 12_345, u64::from(u32::MAX), u64::MAX] {
-            assert_eq!(decimal(n, &mut buf), n.to_string().as_bytes());
-        }
-    }
-
-    /// The ids as the formulas of SPEC 3.5 spell them, formatted first.
     #[test]
     fn chunk_ids_hash_the_formulas_text() {
         let mut input = IdInput {

@@ -86,18 +86,23 @@ fn num_field(out: &mut Vec<u8>, name: &str, value: u64) {
 
 /// Appends `value` in decimal, as `serde_json` writes an integer, without
 /// the allocation of `to_string` (eleven numbers per chunk).
-fn push_decimal(mut value: u64, out: &mut Vec<u8>) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
+fn push_decimal(value: u64, out: &mut Vec<u8>) {
+    out.extend_from_slice(decimal(value, &mut [0u8; 20]));
+}
+
+/// `n` in decimal, as `format!("{n}")` and `serde_json` write it, in `buf`
+/// (chunk ids hash the ordinal and offsets this way too).
+pub(crate) fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
     loop {
         at -= 1;
-        digits[at] = b'0' + (value % 10) as u8;
-        value /= 10;
-        if value == 0 {
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
             break;
         }
     }
-    out.extend_from_slice(&digits[at..]);
+    &buf[at..]
 }
 
 fn opt_str_field(out: &mut Vec<u8>, name: &str, value: Option<&str>) {
