@@ -29,6 +29,9 @@ pub struct Context {
     /// Writes new documents' first versions, several to a statement under
     /// load.
     pub first_versions: crate::store::versions::FirstVersions,
+    /// Checks for stored versions before chunking, several to a query
+    /// under load.
+    pub prechecks: crate::store::versions::Prechecks,
     /// Wakes the outbox relay after a commit that enqueued an event.
     pub outbox: crate::outbox::committed::Committed,
     /// Circuit breakers per strategy, shared by the consumer and the API.

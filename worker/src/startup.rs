@@ -59,6 +59,7 @@ impl Application {
         let ctx = Arc::new(Context {
             topology: Topology::new(settings.topology_prefix.clone()),
             first_versions,
+            prechecks: crate::store::versions::Prechecks::new(),
             settings,
             pool,
             engine,

@@ -145,6 +145,7 @@ async fn the_group_writer_counts_its_statements_and_documents() -> R {
     let before = scrape(app.http_addr).await?;
     assert_eq!(value(&before, "chunking_group_statements_total"), Some(0.0));
     assert_eq!(value(&before, "chunking_group_documents_total"), Some(0.0));
+    assert_eq!(value(&before, "chunking_precheck_keys_total"), Some(0.0));
     // A file without Confluence keys: its first version goes through the
     // group writer (a Confluence page takes part in link resolution and is
     // stored by the general transaction).
@@ -164,5 +165,13 @@ async fn the_group_writer_counts_its_statements_and_documents() -> R {
         "{after}"
     );
     assert!((1.0..=2.0).contains(&statements), "{after}");
+    // Each version was checked for before chunking, by one query or two.
+    assert_eq!(
+        value(&after, "chunking_precheck_keys_total"),
+        Some(2.0),
+        "{after}"
+    );
+    let queries = value(&after, "chunking_precheck_queries_total").unwrap_or(0.0);
+    assert!((1.0..=2.0).contains(&queries), "{after}");
     app.cleanup().await
 }

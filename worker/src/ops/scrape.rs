@@ -20,7 +20,13 @@
 //! * `chunking_group_statements_total`: statements that wrote new
 //!   documents' first versions;
 //! * `chunking_group_documents_total`: the versions they wrote; divided by
-//!   the statements, the mean batch (it grows with the load).
+//!   the statements, the mean batch (it grows with the load);
+//!
+//! and from the group pre-check (`store::versions::precheck`):
+//!
+//! * `chunking_precheck_queries_total`: queries that checked for stored
+//!   versions before chunking;
+//! * `chunking_precheck_keys_total`: the versions they checked.
 //!
 //! The database gauges are left out of a scrape when the database does not
 //! answer within [`DB_TIMEOUT`]: a scrape never hangs on it, and a missing
@@ -55,9 +61,11 @@ const GPU_REQUIRED: &str = "chunking_gpu_required";
 const GPU_UTILIZATION: &str = "chunking_gpu_utilization_percent";
 
 /// The names of the scrape-time counters, as exposed (with `_total`).
-pub const SCRAPE_COUNTERS: [&str; 2] = [
+pub const SCRAPE_COUNTERS: [&str; 4] = [
     "chunking_group_statements_total",
     "chunking_group_documents_total",
+    "chunking_precheck_queries_total",
+    "chunking_precheck_keys_total",
 ];
 
 /// How long a scrape waits for the database gauges.
@@ -132,6 +140,19 @@ pub async fn render(ctx: &Context) -> String {
         "chunking_group_documents",
         "First versions written by those statements; divided by them, the mean batch",
         documents,
+    );
+    let (queries, keys) = ctx.prechecks.totals();
+    counter(
+        &mut scrape,
+        "chunking_precheck_queries",
+        "Queries that checked for stored versions before chunking (group pre-check)",
+        queries,
+    );
+    counter(
+        &mut scrape,
+        "chunking_precheck_keys",
+        "Versions those queries checked; divided by them, the mean batch",
+        keys,
     );
     let query = sqlx::query_as::<_, (i64, f64, i64)>(
         "SELECT (SELECT count(*) FROM outbox WHERE published_at IS NULL), \

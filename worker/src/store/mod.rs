@@ -7,6 +7,8 @@ pub mod links;
 pub mod tenants;
 pub mod versions;
 
+use std::time::Duration;
+
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{ConnectOptions, Connection, PgConnection, PgPool};
 
@@ -15,13 +17,39 @@ use crate::config::DatabaseSettings;
 /// The migrations of `migrations/`, compiled in.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 
+/// A pooled connection idle for at least this long is pinged before it is
+/// handed out; one returned more recently is handed out as it is.
+const PING_WHEN_IDLE_FOR: Duration = Duration::from_secs(10);
+
 /// A pool that connects lazily: start-up and `/readyz` decide when the
 /// database must be reachable, not pool construction.
+///
+/// sqlx pings every connection it hands out by default: a round trip (and
+/// a wake-up of the server's backend) before every query of a busy worker,
+/// on top of the ping with which the pool checks every connection given
+/// back. Here only a connection idle for [`PING_WHEN_IDLE_FOR`] is pinged
+/// (the one that may have been cut off while nobody used it); one that
+/// breaks in between fails its query with an I/O error, which is transient:
+/// the message is retried.
 pub fn pool(settings: &DatabaseSettings) -> PgPool {
     PgPoolOptions::new()
         .max_connections(settings.max_connections)
         .acquire_timeout(settings.acquire_timeout)
+        .test_before_acquire(false)
+        .before_acquire(|conn, meta| {
+            Box::pin(async move {
+                if needs_ping(meta.idle_for) {
+                    conn.ping().await?;
+                }
+                Ok(true)
+            })
+        })
         .connect_lazy_with(settings.options.clone())
+}
+
+/// Whether a connection idle for `idle_for` is pinged before use.
+fn needs_ping(idle_for: Duration) -> bool {
+    idle_for >= PING_WHEN_IDLE_FOR
 }
 
 /// Creates the database named by `settings` when it does not exist, by
@@ -119,6 +147,14 @@ pub fn is_transient(error: &sqlx::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_connection_idle_for_a_while_is_pinged() {
+        assert!(!needs_ping(Duration::ZERO));
+        assert!(!needs_ping(Duration::from_millis(9_999)));
+        assert!(needs_ping(PING_WHEN_IDLE_FOR));
+        assert!(needs_ping(Duration::from_secs(3600)));
+    }
 
     #[test]
     fn identifiers_are_quoted() {

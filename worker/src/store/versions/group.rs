@@ -36,6 +36,7 @@ use tokio::sync::{oneshot, Notify};
 use crate::store::links::DocumentKeys;
 
 use super::first::{store_first_versions, FirstVersion};
+use super::turns::{take_turns, Turn};
 use super::{store_in_transaction, NewVersion, StoreError, StoreOutcome};
 
 /// A version with everything it stores, owned, so that another handler's
@@ -147,16 +148,6 @@ struct State {
     running: usize,
 }
 
-/// What a handler in the queue's loop does next.
-enum Turn {
-    /// Write this batch.
-    Write(Vec<Job>),
-    /// Nothing queued: its version was taken by another's batch.
-    Done,
-    /// Wait for a running statement to end.
-    Wait,
-}
-
 /// Counts a statement as running until dropped, even when the handler's
 /// future is dropped mid-statement, and then wakes the waiting handlers.
 struct Running<'a>(&'a FirstVersions);
@@ -220,22 +211,15 @@ impl FirstVersions {
             keys,
             reply,
         }));
-        loop {
-            // Registered before the state is read, so an end between the
-            // two still wakes this handler.
-            let ended = self.ended.notified();
-            tokio::pin!(ended);
-            ended.as_mut().enable();
-            match self.turn() {
-                Turn::Write(batch) => {
-                    let _running = Running(self);
-                    write(pool, batch).await;
-                    break;
-                }
-                Turn::Done => break,
-                Turn::Wait => ended.await,
-            }
-        }
+        take_turns(
+            &self.ended,
+            || self.turn(),
+            |batch| async move {
+                let _running = Running(self);
+                write(pool, batch).await;
+            },
+        )
+        .await;
         match answer.await {
             Ok(Reply::Stored(outcome)) => Ok(outcome),
             Ok(Reply::Back(back)) => {
@@ -255,7 +239,7 @@ impl FirstVersions {
 
     /// Whether the calling handler writes a batch now (then counted as
     /// running), leaves the loop, or waits.
-    fn turn(&self) -> Turn {
+    fn turn(&self) -> Turn<Vec<Job>> {
         let mut state = self.lock();
         let queued = state.queue.len();
         if queued == 0 {
@@ -271,7 +255,7 @@ impl FirstVersions {
         self.statements.fetch_add(1, Ordering::Relaxed);
         self.documents
             .fetch_add(batch.len() as u64, Ordering::Relaxed);
-        Turn::Write(batch)
+        Turn::Run(batch)
     }
 
     /// Up to `max_batch` queued jobs, oldest first, no two of one document
@@ -379,9 +363,9 @@ mod tests {
         w
     }
 
-    fn batch_ids(turn: Turn) -> Option<Vec<String>> {
+    fn batch_ids(turn: Turn<Vec<Job>>) -> Option<Vec<String>> {
         match turn {
-            Turn::Write(batch) => Some(batch.into_iter().map(|j| j.version.document_id).collect()),
+            Turn::Run(batch) => Some(batch.into_iter().map(|j| j.version.document_id).collect()),
             Turn::Done | Turn::Wait => None,
         }
     }
@@ -452,6 +436,6 @@ mod tests {
         tokio::time::timeout(std::time::Duration::from_secs(5), ended)
             .await
             .expect("woken");
-        assert!(matches!(w.turn(), Turn::Write(_)));
+        assert!(matches!(w.turn(), Turn::Run(_)));
     }
 }

@@ -13,7 +13,9 @@ pub mod event;
 mod first;
 mod group;
 mod lock;
+mod precheck;
 mod row;
+mod turns;
 
 use shared::contract::COMPLETED_ROUTING_KEY;
 use shared::links::Link;
@@ -29,6 +31,7 @@ use lock::{lock_document, Locked};
 pub use event::{change_set, completed_event_id, EVENTS_EXCHANGE, EVENT_NAMESPACE};
 pub use first::{store_first_version, store_first_versions, FirstVersion};
 pub use group::{FirstVersions, OwnedVersion};
+pub use precheck::{Error as PrecheckError, Prechecks};
 
 /// Everything stored for one source version.
 #[derive(Debug)]
@@ -140,27 +143,6 @@ pub fn is_newer(new: &VersionOrder<'_>, current: &VersionOrder<'_>) -> bool {
     }
 }
 
-/// Whether the version is already stored for this tenant (a cheap check
-/// before chunking; the transaction checks again).
-pub async fn exists(pool: &PgPool, v: &NewVersionKey<'_>) -> Result<Existing, sqlx::Error> {
-    let found: Option<(String, bool)> = sqlx::query_as(
-        "SELECT d.tenant_id, EXISTS (SELECT 1 FROM source_versions s \
-           WHERE s.tenant_id = d.tenant_id AND s.document_id = d.document_id \
-             AND s.source_version_id = $2) \
-         FROM documents d WHERE d.document_id = $1",
-    )
-    .bind(v.document_id)
-    .bind(v.source_version_id)
-    .fetch_optional(pool)
-    .await?;
-    Ok(match found {
-        None => Existing::NewDocument,
-        Some((owner, _)) if owner != v.tenant_id => Existing::OtherTenant,
-        Some((_, true)) => Existing::Yes,
-        Some((_, false)) => Existing::No,
-    })
-}
-
 /// Identifies a version.
 #[derive(Debug, Clone, Copy)]
 pub struct NewVersionKey<'a> {
@@ -172,7 +154,7 @@ pub struct NewVersionKey<'a> {
     pub source_version_id: &'a str,
 }
 
-/// Result of [`exists`].
+/// Result of a pre-check ([`Prechecks::check`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Existing {
     /// Stored already.
