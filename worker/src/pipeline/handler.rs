@@ -47,17 +47,6 @@ fn db_error(context: &str, e: sqlx::Error) -> HandlerError {
     }
 }
 
-/// [`db_error`] for an error that a group pre-check shares among the
-/// handlers whose keys it checked.
-fn shared_db_error(context: &str, e: &versions::PrecheckError) -> HandlerError {
-    let e = e.source_error();
-    if is_transient(e) {
-        HandlerError::Transient(format!("{context}: {e}"))
-    } else {
-        HandlerError::Permanent(Failure::new(ErrorCode::Internal, format!("{context}: {e}")))
-    }
-}
-
 /// What handling a message did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -205,7 +194,7 @@ pub async fn handle(
         .prechecks
         .check(&ctx.pool, &key)
         .await
-        .map_err(|e| shared_db_error("checking for the stored version", &e))?
+        .map_err(|e| db_error("checking for the stored version", e))?
     {
         Existing::Yes => return Ok(Outcome::Duplicate),
         Existing::OtherTenant => return Err(tenant_mismatch(&msg).into()),

@@ -31,7 +31,7 @@ use lock::{lock_document, Locked};
 pub use event::{change_set, completed_event_id, EVENTS_EXCHANGE, EVENT_NAMESPACE};
 pub use first::{store_first_version, store_first_versions, FirstVersion};
 pub use group::{FirstVersions, OwnedVersion};
-pub use precheck::{Error as PrecheckError, Prechecks};
+pub use precheck::Prechecks;
 
 /// Everything stored for one source version.
 #[derive(Debug)]

@@ -17,13 +17,13 @@
 //! Why no key is left behind: as in [`super::group`], a handler leaves the
 //! loop only after running a check, which takes at least the oldest queued
 //! key, or on finding the queue empty; so the queue never holds more keys
-//! than handlers still in the loop. A check that fails answers every key
-//! it took with the error (each handler then decides, as for its own
-//! query: transient faults are retried).
+//! than handlers still in the loop. A check of several keys that fails
+//! sends each key back to its own handler, which checks it alone: an
+//! error is then that version's own, as it was with one query a document.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use sqlx::{PgPool, Row};
 use tokio::sync::{oneshot, Notify};
@@ -71,7 +71,18 @@ struct Job {
     tenant_id: String,
     document_id: String,
     source_version_id: String,
-    reply: oneshot::Sender<Result<Existing, Arc<sqlx::Error>>>,
+    reply: oneshot::Sender<Answer>,
+}
+
+/// What a check tells a queued key's handler.
+#[derive(Debug)]
+enum Answer {
+    /// The key's answer.
+    Known(Existing),
+    /// The check of several keys failed: check this one alone.
+    Alone,
+    /// The check of this key alone failed: its error.
+    Failed(sqlx::Error),
 }
 
 /// Marks the check as running until dropped (also when the handler's
@@ -102,7 +113,11 @@ impl Prechecks {
 
     /// Whether `key`'s version is stored (see [`Existing`]), checked with
     /// the keys of other handlers asking at the same time.
-    pub async fn check(&self, pool: &PgPool, key: &NewVersionKey<'_>) -> Result<Existing, Error> {
+    pub async fn check(
+        &self,
+        pool: &PgPool,
+        key: &NewVersionKey<'_>,
+    ) -> Result<Existing, sqlx::Error> {
         let (reply, answer) = oneshot::channel();
         self.lock().queue.push_back(Job {
             tenant_id: key.tenant_id.to_owned(),
@@ -120,11 +135,27 @@ impl Prechecks {
         )
         .await;
         match answer.await {
-            Ok(Ok(existing)) => Ok(existing),
-            Ok(Err(e)) => Err(Error(e)),
+            Ok(Answer::Known(existing)) => Ok(existing),
+            Ok(Answer::Failed(e)) => Err(e),
+            Ok(Answer::Alone) => {
+                let (reply, answer) = oneshot::channel();
+                let job = Job {
+                    tenant_id: key.tenant_id.to_owned(),
+                    document_id: key.document_id.to_owned(),
+                    source_version_id: key.source_version_id.to_owned(),
+                    reply,
+                };
+                self.queries.fetch_add(1, Ordering::Relaxed);
+                run(pool, vec![job]).await;
+                match answer.await {
+                    Ok(Answer::Known(existing)) => Ok(existing),
+                    Ok(Answer::Failed(e)) => Err(e),
+                    Ok(Answer::Alone) | Err(_) => Err(sqlx::Error::WorkerCrashed),
+                }
+            }
             // The handler that held it was cancelled mid-query (the worker
             // is stopping): retried.
-            Err(_) => Err(Error(Arc::new(sqlx::Error::WorkerCrashed))),
+            Err(_) => Err(sqlx::Error::WorkerCrashed),
         }
     }
 
@@ -148,18 +179,6 @@ impl Prechecks {
         self.queries.fetch_add(1, Ordering::Relaxed);
         self.keys.fetch_add(batch.len() as u64, Ordering::Relaxed);
         Turn::Run(batch)
-    }
-}
-
-/// A failed check, shared by every key it took.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{0}")]
-pub struct Error(pub Arc<sqlx::Error>);
-
-impl Error {
-    /// The database error.
-    pub fn source_error(&self) -> &sqlx::Error {
-        &self.0
     }
 }
 
@@ -189,13 +208,17 @@ async fn run(pool: &PgPool, batch: Vec<Job>) {
             for (job, owner) in batch.into_iter().zip(owners) {
                 let existing = decide(&job.tenant_id, owner);
                 // A handler that went away has nothing to be told.
-                let _ = job.reply.send(Ok(existing));
+                let _ = job.reply.send(Answer::Known(existing));
             }
         }
-        Err(e) => {
-            let e = Arc::new(e);
+        Err(e) if batch.len() == 1 => {
+            if let Some(job) = batch.into_iter().next() {
+                let _ = job.reply.send(Answer::Failed(e));
+            }
+        }
+        Err(_) => {
             for job in batch {
-                let _ = job.reply.send(Err(Arc::clone(&e)));
+                let _ = job.reply.send(Answer::Alone);
             }
         }
     }
@@ -283,6 +306,60 @@ mod tests {
         );
         assert_eq!(decide("acme", Some(("acme".into(), true))), Existing::Yes);
         assert_eq!(decide("acme", Some(("acme".into(), false))), Existing::No);
+    }
+
+    /// A pool whose every query fails: nothing listens on port 1.
+    fn unreachable_pool() -> PgPool {
+        sqlx::postgres::PgPoolOptions::new()
+            .acquire_timeout(std::time::Duration::from_secs(2))
+            .connect_lazy_with(
+                sqlx::postgres::PgConnectOptions::new()
+                    .host("127.0.0.1")
+                    .port(1)
+                    .database("none"),
+            )
+    }
+
+    fn job_with_answer(document_id: &str) -> (Job, oneshot::Receiver<Answer>) {
+        let (reply, answer) = oneshot::channel();
+        let mut j = job(document_id);
+        j.reply = reply;
+        (j, answer)
+    }
+
+    #[tokio::test]
+    async fn a_failed_check_of_several_keys_sends_each_back_to_check_alone() {
+        let pool = unreachable_pool();
+        let (a, a_answer) = job_with_answer("a");
+        let (b, b_answer) = job_with_answer("b");
+        run(&pool, vec![a, b]).await;
+        assert!(matches!(a_answer.await, Ok(Answer::Alone)));
+        assert!(matches!(b_answer.await, Ok(Answer::Alone)));
+        // Alone, the key gets its own error.
+        let (c, c_answer) = job_with_answer("c");
+        run(&pool, vec![c]).await;
+        assert!(matches!(c_answer.await, Ok(Answer::Failed(_))));
+    }
+
+    #[tokio::test]
+    async fn a_key_sent_back_is_checked_alone_and_gets_its_own_error() {
+        let pool = unreachable_pool();
+        let c = Prechecks::new();
+        let key = NewVersionKey {
+            tenant_id: "acme",
+            document_id: "a",
+            source_version_id: "v1",
+        };
+        let (other, _other_answer) = job_with_answer("b");
+        c.lock().queue.push_back(other);
+        // The batch (the other key and this one) fails; this key is then
+        // checked alone, and its error is an I/O error, not a shared one.
+        let e = c.check(&pool, &key).await.err();
+        assert!(
+            matches!(e, Some(sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut)),
+            "{e:?}"
+        );
+        assert_eq!(c.totals(), (2, 2));
     }
 
     #[tokio::test]
