@@ -74,6 +74,20 @@ struct Job {
     reply: oneshot::Sender<Answer>,
 }
 
+impl Job {
+    /// A job for `key`, and where its answer arrives.
+    fn new(key: &NewVersionKey<'_>) -> (Self, oneshot::Receiver<Answer>) {
+        let (reply, answer) = oneshot::channel();
+        let job = Self {
+            tenant_id: key.tenant_id.to_owned(),
+            document_id: key.document_id.to_owned(),
+            source_version_id: key.source_version_id.to_owned(),
+            reply,
+        };
+        (job, answer)
+    }
+}
+
 /// What a check tells a queued key's handler.
 #[derive(Debug)]
 enum Answer {
@@ -118,13 +132,8 @@ impl Prechecks {
         pool: &PgPool,
         key: &NewVersionKey<'_>,
     ) -> Result<Existing, sqlx::Error> {
-        let (reply, answer) = oneshot::channel();
-        self.lock().queue.push_back(Job {
-            tenant_id: key.tenant_id.to_owned(),
-            document_id: key.document_id.to_owned(),
-            source_version_id: key.source_version_id.to_owned(),
-            reply,
-        });
+        let (job, answer) = Job::new(key);
+        self.lock().queue.push_back(job);
         take_turns(
             &self.ended,
             || self.turn(),
@@ -135,27 +144,13 @@ impl Prechecks {
         )
         .await;
         match answer.await {
-            Ok(Answer::Known(existing)) => Ok(existing),
-            Ok(Answer::Failed(e)) => Err(e),
             Ok(Answer::Alone) => {
-                let (reply, answer) = oneshot::channel();
-                let job = Job {
-                    tenant_id: key.tenant_id.to_owned(),
-                    document_id: key.document_id.to_owned(),
-                    source_version_id: key.source_version_id.to_owned(),
-                    reply,
-                };
+                let (job, answer) = Job::new(key);
                 self.queries.fetch_add(1, Ordering::Relaxed);
                 run(pool, vec![job]).await;
-                match answer.await {
-                    Ok(Answer::Known(existing)) => Ok(existing),
-                    Ok(Answer::Failed(e)) => Err(e),
-                    Ok(Answer::Alone) | Err(_) => Err(sqlx::Error::WorkerCrashed),
-                }
+                settle(answer.await)
             }
-            // The handler that held it was cancelled mid-query (the worker
-            // is stopping): retried.
-            Err(_) => Err(sqlx::Error::WorkerCrashed),
+            other => settle(other),
         }
     }
 
@@ -224,6 +219,18 @@ async fn run(pool: &PgPool, batch: Vec<Job>) {
     }
 }
 
+/// A handler's result from its answer. No answer means the handler that
+/// held the key was cancelled mid-query (the worker is stopping): retried.
+/// `Alone` comes only from a check of several keys, never from a check of
+/// one key alone.
+fn settle(answer: Result<Answer, oneshot::error::RecvError>) -> Result<Existing, sqlx::Error> {
+    match answer {
+        Ok(Answer::Known(existing)) => Ok(existing),
+        Ok(Answer::Failed(e)) => Err(e),
+        Ok(Answer::Alone) | Err(_) => Err(sqlx::Error::WorkerCrashed),
+    }
+}
+
 /// The answer for a key of `tenant_id`, given its document's owner and
 /// whether the version is stored (`None`: no document row).
 fn decide(tenant_id: &str, owner: Option<(String, bool)>) -> Existing {
@@ -239,14 +246,16 @@ fn decide(tenant_id: &str, owner: Option<(String, bool)>) -> Existing {
 mod tests {
     use super::*;
 
+    fn job_with_answer(document_id: &str) -> (Job, oneshot::Receiver<Answer>) {
+        Job::new(&NewVersionKey {
+            tenant_id: "acme",
+            document_id,
+            source_version_id: "v1",
+        })
+    }
+
     fn job(document_id: &str) -> Job {
-        let (reply, _) = oneshot::channel();
-        Job {
-            tenant_id: "acme".into(),
-            document_id: document_id.into(),
-            source_version_id: "v1".into(),
-            reply,
-        }
+        job_with_answer(document_id).0
     }
 
     fn checker(running: bool, queued: &[&str]) -> Prechecks {
@@ -318,13 +327,6 @@ mod tests {
                     .port(1)
                     .database("none"),
             )
-    }
-
-    fn job_with_answer(document_id: &str) -> (Job, oneshot::Receiver<Answer>) {
-        let (reply, answer) = oneshot::channel();
-        let mut j = job(document_id);
-        j.reply = reply;
-        (j, answer)
     }
 
     #[tokio::test]
