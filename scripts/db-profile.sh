@@ -65,6 +65,7 @@ fsync = on
 synchronous_commit = on
 shared_preload_libraries = 'pg_stat_statements,auto_explain'
 pg_stat_statements.track = all
+pg_stat_statements.track_planning = on
 pg_stat_statements.max = 1000
 auto_explain.log_min_duration = 0
 auto_explain.log_analyze = on
@@ -89,6 +90,8 @@ echo "== statements by total execution time (pg_stat_statements; the bench datab
 SELECT calls,
        round(total_exec_time::numeric, 1) AS total_ms,
        round(mean_exec_time::numeric, 3) AS mean_ms,
+       plans,
+       round(total_plan_time::numeric, 1) AS plan_ms,
        round((100 * total_exec_time / sum(total_exec_time) OVER ())::numeric, 1) AS pct,
        rows,
        shared_blks_hit + shared_blks_read AS blocks,

@@ -461,3 +461,43 @@ async fn the_group_writer_stores_a_crowd_once_with_statements_side_by_side() -> 
     assert!(statements >= 10, "{statements} statements for 40 documents");
     app.cleanup().await
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pre_check_keeps_one_generic_plan_instead_of_planning_each_check() -> R {
+    let app = TestApp::spawn_with(Options {
+        defer_start: true,
+        ..Options::default()
+    })
+    .await?;
+    // One connection, so that every check and the look at its prepared
+    // statements happen on the same backend.
+    let pool = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .connect_with(app.settings.database.options.clone())
+        .await?;
+    let checks = versions::Prechecks::new();
+    for i in 0..8 {
+        let document = format!("plan-{i}");
+        let key = versions::NewVersionKey {
+            tenant_id: "acme",
+            document_id: &document,
+            source_version_id: "v1",
+        };
+        assert_eq!(
+            checks.check(&pool, &key).await?,
+            versions::Existing::NewDocument
+        );
+    }
+    let (generic, custom): (i64, i64) = sqlx::query_as(
+        "SELECT generic_plans, custom_plans FROM pg_prepared_statements \
+         WHERE statement LIKE '%FROM source_versions s%'",
+    )
+    .fetch_one(&pool)
+    .await?;
+    // Postgres tries five custom plans, then keeps the generic one when no
+    // custom plan was cheaper; a custom plan that could see the keys would
+    // always look cheaper, and every check would be planned.
+    assert_eq!((generic, custom), (3, 5));
+    pool.close().await;
+    app.cleanup().await
+}

@@ -41,10 +41,21 @@ pub const MAX_BATCH: usize = 64;
 /// subquery, which Postgres never turns into a hash of the whole table, as
 /// it may an `EXISTS` planned while the table was young), so the plan does
 /// not depend on the tables' size or statistics.
+///
+/// The arrays are read through scalar subqueries so that a custom plan
+/// cannot see their length: its estimate is then the generic plan's, and
+/// after its first five executions on a connection Postgres keeps the
+/// generic plan instead of planning each check anew. Given the arrays
+/// directly, every custom plan looked cheaper than the generic one (its
+/// estimate counted the few keys of that check, the generic one 100), so
+/// every check was planned: 0.13 ms of planning against 0.02 ms of
+/// execution (`pg_stat_statements` with `track_planning`, BENCHMARKS.md,
+/// issue 18, 2026-12-03 second session).
 const SQL: &str = "SELECT k.n, d.tenant_id, coalesce((SELECT true FROM source_versions s \
        WHERE s.tenant_id = d.tenant_id AND s.document_id = k.document_id \
          AND s.source_version_id = k.source_version_id), false) \
-     FROM UNNEST($1::text[], $2::text[]) WITH ORDINALITY AS k(document_id, source_version_id, n) \
+     FROM UNNEST((SELECT $1::text[]), (SELECT $2::text[])) \
+       WITH ORDINALITY AS k(document_id, source_version_id, n) \
      CROSS JOIN LATERAL (SELECT tenant_id FROM documents \
        WHERE document_id = k.document_id OFFSET 0) d";
 
