@@ -32,6 +32,8 @@ pub struct Context {
     /// Checks for stored versions before chunking, several to a query
     /// under load.
     pub prechecks: crate::store::versions::Prechecks,
+    /// What the messages in flight may hold together.
+    pub memory: crate::pipeline::memory::MemoryBudget,
     /// Wakes the outbox relay after a commit that enqueued an event.
     pub outbox: crate::outbox::committed::Committed,
     /// Circuit breakers per strategy, shared by the consumer and the API.

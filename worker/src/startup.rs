@@ -60,6 +60,7 @@ impl Application {
             topology: Topology::new(settings.topology_prefix.clone()),
             first_versions,
             prechecks: crate::store::versions::Prechecks::new(),
+            memory: crate::pipeline::memory::MemoryBudget::new(settings.worker.memory_budget),
             settings,
             pool,
             engine,

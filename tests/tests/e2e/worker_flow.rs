@@ -467,3 +467,47 @@ async fn first_versions_of_a_new_document_stored_concurrently_never_conflict() -
     pool.close().await;
     app.cleanup().await
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn documents_larger_than_the_memory_budget_run_one_at_a_time_and_all_are_stored() -> R {
+    // A 1 MiB budget: each document below holds about 9x its 200 KB, more
+    // than the whole budget, so each waits until no other holds any of it.
+    let app = TestApp::spawn_with(Options {
+        vars: vec![
+            ("WORKER__MEMORY_BUDGET_MB".into(), "1".into()),
+            ("WORKER__CONCURRENCY".into(), "4".into()),
+        ],
+        ..Options::default()
+    })
+    .await?;
+    let all = app.ctx.memory.available_units();
+    assert_eq!(all, 1024, "1 MiB in KiB units");
+    let mut md = String::new();
+    while md.len() < 200_000 {
+        md.push_str(&sample_markdown(md.len() / 1000 % 9 + 1));
+        md.push_str("\n\n");
+    }
+    for i in 0..5 {
+        app.publish_json(&message("acme-prod", &format!("big-{i}"), "v1", &md))
+            .await?;
+    }
+    // And one read from a file.
+    let uri = app.write_source("big-file.md", md.as_bytes())?;
+    let mut msg = message("acme-prod", "big-file", "v1", "");
+    let obj = msg.as_object_mut().unwrap();
+    obj.remove("markdown");
+    obj.insert("markdown_uri".into(), json!(uri));
+    app.publish_json(&msg).await?;
+    let events = app.events(6).await?;
+    assert_eq!(events.len(), 6);
+    for i in 0..5 {
+        app.wait_stored(&format!("big-{i}"), "v1").await?;
+    }
+    app.wait_stored("big-file", "v1").await?;
+    // Every share was given back.
+    eventually("the budget to be whole again", DEADLINE, || async {
+        Ok((app.ctx.memory.available_units() == all).then_some(()))
+    })
+    .await?;
+    app.cleanup().await
+}

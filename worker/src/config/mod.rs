@@ -113,6 +113,7 @@ struct RawAmqp {
 #[serde(deny_unknown_fields)]
 struct RawWorker {
     concurrency: u32,
+    memory_budget_mb: u64,
     retry_min_delay_ms: u64,
     retry_max_delay_ms: u64,
     source_retry_ms: u64,
@@ -246,6 +247,9 @@ pub struct AmqpTls {
 pub struct WorkerSettings {
     /// Messages processed at once.
     pub concurrency: usize,
+    /// Bytes the messages in flight may hold together
+    /// ([`crate::pipeline::memory`]).
+    pub memory_budget: u64,
     /// First backoff delay for transient faults.
     pub retry_min_delay: Duration,
     /// Largest backoff delay for transient faults.
@@ -579,6 +583,8 @@ mod tests {
         assert_eq!(s.max_document_bytes, 1024);
         assert_eq!(s.amqp.prefetch, 3);
         assert_eq!(s.worker.concurrency, 2);
+        let s = load(&[("CHUNK_WORKER__WORKER__MEMORY_BUDGET_MB", "3")]).unwrap();
+        assert_eq!(s.worker.memory_budget, 3 * 1024 * 1024);
     }
 
     #[test]
@@ -611,6 +617,11 @@ mod tests {
                 "CHUNK_WORKER__WORKER__CONCURRENCY",
                 "100",
                 "worker.concurrency",
+            ),
+            (
+                "CHUNK_WORKER__WORKER__MEMORY_BUDGET_MB",
+                "0",
+                "worker.memory_budget_mb",
             ),
         ];
         for (var, value, key) in cases {

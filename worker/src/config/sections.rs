@@ -97,8 +97,12 @@ impl TryFrom<RawWorker> for WorkerSettings {
                 ),
             ));
         }
+        if raw.memory_budget_mb == 0 {
+            return Err(invalid("worker.memory_budget_mb", "must be positive"));
+        }
         Ok(Self {
             concurrency: raw.concurrency as usize,
+            memory_budget: raw.memory_budget_mb.saturating_mul(1024 * 1024),
             retry_min_delay: Duration::from_millis(raw.retry_min_delay_ms),
             retry_max_delay: Duration::from_millis(raw.retry_max_delay_ms),
             source_retry: Duration::from_millis(raw.source_retry_ms),

@@ -202,18 +202,25 @@ pub async fn handle(
         Existing::NewDocument => true,
     };
 
-    let bytes: Vec<u8> = match (&msg.markdown, &msg.markdown_uri) {
+    // The document's share of the budget of the messages in flight is held
+    // from here until the version is stored: taken before the inline
+    // markdown is copied, or once a file's size is known by reading it.
+    let (bytes, _memory): (Vec<u8>, _) = match (&msg.markdown, &msg.markdown_uri) {
         (Some(md), _) => {
             if md.len() as u64 > max {
                 return Err(crate::pipeline::source::too_large(md.len() as u64, max).into());
             }
-            md.as_bytes().to_vec()
+            let held = ctx.memory.hold(md.len()).await;
+            (md.as_bytes().to_vec(), held)
         }
         (None, Some(uri)) => {
             let root = &ctx.settings.source_root;
             let path = crate::pipeline::source::resolve(uri, root)?;
-            crate::pipeline::source::read(&path, root, max, ctx.settings.worker.source_retry)
-                .await?
+            let bytes =
+                crate::pipeline::source::read(&path, root, max, ctx.settings.worker.source_retry)
+                    .await?;
+            let held = ctx.memory.hold(bytes.len()).await;
+            (bytes, held)
         }
         // `validate` guarantees exactly one of the two.
         (None, None) => {
