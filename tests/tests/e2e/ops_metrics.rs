@@ -55,6 +55,7 @@ async fn metrics_move_as_documents_flow() -> R {
     for name in [
         "chunking_operations_duration_seconds_bucket",
         "chunking_memory_bytes",
+        "chunking_memory_budget_held_bytes",
         "chunking_outbox_backlog",
         "chunking_outbox_oldest_age_seconds",
         "chunking_failures_recorded",
@@ -69,6 +70,11 @@ async fn metrics_move_as_documents_flow() -> R {
     }
     assert!(value(&before, "chunking_memory_bytes").unwrap_or(0.0) > 0.0);
     assert_eq!(value(&before, "chunking_failures_recorded"), Some(0.0));
+    assert_eq!(
+        value(&before, "chunking_memory_budget_held_bytes"),
+        Some(0.0),
+        "nothing in flight holds any of the budget"
+    );
 
     app.publish_json(&message("acme-prod", "m-1", "v1", &sample_markdown(1)))
         .await?;

@@ -3,6 +3,9 @@
 //!
 //! * `chunking_memory_bytes`: resident memory of the process (Linux
 //!   `/proc/self/statm`; absent elsewhere);
+//! * `chunking_memory_budget_held_bytes`: how much of
+//!   `worker.memory_budget_mb` the messages in flight hold now (at the
+//!   budget, messages wait for one another: `crate::pipeline::memory`);
 //! * `chunking_outbox_backlog`: events written but not yet confirmed by the
 //!   broker;
 //! * `chunking_outbox_oldest_age_seconds`: age of the oldest of them (0 when
@@ -45,8 +48,9 @@ use shared::Embedder;
 use crate::context::Context;
 
 /// The names of the scrape-time gauges.
-pub const SCRAPE_GAUGES: [&str; 6] = [
+pub const SCRAPE_GAUGES: [&str; 7] = [
     MEMORY,
+    MEMORY_BUDGET_HELD,
     OUTBOX_BACKLOG,
     OUTBOX_AGE,
     FAILURES,
@@ -54,6 +58,7 @@ pub const SCRAPE_GAUGES: [&str; 6] = [
     GPU_UTILIZATION,
 ];
 const MEMORY: &str = "chunking_memory_bytes";
+const MEMORY_BUDGET_HELD: &str = "chunking_memory_budget_held_bytes";
 const OUTBOX_BACKLOG: &str = "chunking_outbox_backlog";
 const OUTBOX_AGE: &str = "chunking_outbox_oldest_age_seconds";
 const FAILURES: &str = "chunking_failures_recorded";
@@ -107,6 +112,12 @@ pub async fn render(ctx: &Context) -> String {
             bytes,
         );
     }
+    gauge(
+        &mut scrape,
+        MEMORY_BUDGET_HELD,
+        "Bytes of worker.memory_budget_mb the messages in flight hold (at the budget they wait)",
+        i64::try_from(ctx.memory.held_bytes()).unwrap_or(i64::MAX),
+    );
     let chunking = &ctx.settings.chunking;
     let gpu_required = chunking
         .engine

@@ -56,10 +56,16 @@ impl MemoryBudget {
             .ok()
     }
 
-    /// Units of the budget not held now (`/metrics` could show it; tests
-    /// read it).
+    /// Units of the budget not held now.
     pub fn available_units(&self) -> usize {
         self.permits.available_permits()
+    }
+
+    /// Bytes of the budget the messages in flight hold now
+    /// (`chunking_memory_budget_held_bytes`).
+    pub fn held_bytes(&self) -> u64 {
+        let available = u64::try_from(self.available_units()).unwrap_or(u64::MAX);
+        u64::from(self.total).saturating_sub(available) * UNIT
     }
 }
 
@@ -86,8 +92,10 @@ mod tests {
     #[tokio::test]
     async fn a_document_that_does_not_fit_waits_until_another_is_done() {
         let budget = MemoryBudget::new(90 * 1024);
+        assert_eq!(budget.held_bytes(), 0);
         let first = budget.hold(6 * 1024).await; // 54 units
         assert_eq!(budget.available_units(), 36);
+        assert_eq!(budget.held_bytes(), 54 * 1024);
         let second =
             tokio::time::timeout(std::time::Duration::from_millis(50), budget.hold(6 * 1024)).await;
         assert!(second.is_err(), "54 more units do not fit in 36");
