@@ -96,6 +96,8 @@ SELECT calls,
        rows,
        shared_blks_hit + shared_blks_read AS blocks,
        wal_bytes,
+       jit_functions AS jit_fn,
+       round((jit_generation_time + jit_inlining_time + jit_optimization_time + jit_emission_time)::numeric, 1) AS jit_ms,
        left(regexp_replace(query, '\s+', ' ', 'g'), 110) AS query
 FROM pg_stat_statements s
 WHERE s.dbid NOT IN (SELECT oid FROM pg_database)

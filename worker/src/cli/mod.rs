@@ -162,8 +162,9 @@ pub enum Command {
         #[arg(long)]
         backlog: bool,
         /// Run the worker as N `chunk-worker run` child processes on the
-        /// same queue, sharing worker.concurrency and amqp.prefetch between
-        /// them, instead of in-process [default: 0, in-process].
+        /// same queue, sharing worker.concurrency, amqp.prefetch and
+        /// database.write_slots between them, instead of in-process
+        /// [default: 0, in-process].
         #[arg(long, value_name = "N", default_value_t = 0)]
         processes: usize,
     },

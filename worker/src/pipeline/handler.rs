@@ -115,12 +115,28 @@ fn max_body_bytes(max_document_bytes: u64) -> u64 {
         .saturating_add(1024 * 1024)
 }
 
+/// Whether the handler looks for the stored version before reading and
+/// chunking a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Precheck {
+    /// The message may have been handled before (redelivered, back from
+    /// the retry queue, replayed, or retried after a transient fault): a
+    /// duplicate then costs a grouped query instead of chunking.
+    Check,
+    /// A first delivery: chunked at once and stored as a new document's
+    /// first version; storing still decides (a document row that exists
+    /// sends the version to the transaction, which finds a stored version a
+    /// duplicate and another tenant's document a mismatch).
+    Skip,
+}
+
 /// Handles one `normalize_markdown.completed/v1` body; `event_headers` go
 /// onto the `chunking.completed` event (the continued trace context).
 pub async fn handle(
     ctx: &Context,
     body: &[u8],
     event_headers: &serde_json::Value,
+    precheck: Precheck,
 ) -> Result<Outcome, HandlerError> {
     let max = ctx.settings.max_document_bytes;
     if body.len() as u64 > max_body_bytes(max) {
@@ -188,14 +204,17 @@ pub async fn handle(
         document_id: &msg.document_id,
         source_version_id: &msg.source_version_id,
     };
-    // Cheap duplicate / ownership check before reading and chunking; the
-    // store transaction decides for real.
-    let new_document = match ctx
-        .prechecks
-        .check(&ctx.pool, &key)
-        .await
-        .map_err(|e| db_error("checking for the stored version", e))?
-    {
+    // Cheap duplicate / ownership check before reading and chunking, for a
+    // message that may repeat an earlier one; the store decides for real.
+    let existing = match precheck {
+        Precheck::Check => ctx
+            .prechecks
+            .check(&ctx.pool, &key)
+            .await
+            .map_err(|e| db_error("checking for the stored version", e))?,
+        Precheck::Skip => Existing::NewDocument,
+    };
+    let new_document = match existing {
         Existing::Yes => return Ok(Outcome::Duplicate),
         Existing::OtherTenant => return Err(tenant_mismatch(&msg).into()),
         Existing::No => false,

@@ -1,7 +1,8 @@
 //! The workers a bench run measures: one in-process worker (the default), or
 //! N `chunk-worker run` child processes on the same queue and database
 //! (`--processes N`, issue 18's scale-out measurement), sharing the
-//! configured `worker.concurrency` between them.
+//! configured `worker.concurrency`, `amqp.prefetch` and
+//! `database.write_slots` between them.
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -48,6 +49,11 @@ impl Workers {
         let url = database_url(settings)?;
         let concurrency = share(settings.worker.concurrency, processes);
         let prefetch = share(usize::from(settings.amqp.prefetch), processes).max(concurrency);
+        // The database's write concurrency is shared too: N processes with
+        // the configured slots each would run N times the write statements
+        // at once, which costs Postgres CPU a document (BENCHMARKS.md,
+        // 2026-12-04), so 1 and N processes are compared at the same total.
+        let write_slots = share(settings.database.write_slots, processes);
         let mut children = Vec::with_capacity(processes);
         for i in 0..processes {
             let child = Command::new(&exe)
@@ -60,6 +66,10 @@ impl Workers {
                 .env("CHUNK_WORKER__HTTP__ADDR", "127.0.0.1:0")
                 .env("CHUNK_WORKER__WORKER__CONCURRENCY", concurrency.to_string())
                 .env("CHUNK_WORKER__AMQP__PREFETCH", prefetch.to_string())
+                .env(
+                    "CHUNK_WORKER__DATABASE__WRITE_SLOTS",
+                    write_slots.to_string(),
+                )
                 .env("CHUNK_WORKER__API__ENABLED", "false")
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use lapin::message::Delivery;
+use lapin::types::FieldTable;
 use lapin::Channel;
 use shared::ErrorCode;
 use tokio_util::sync::CancellationToken;
@@ -13,7 +14,7 @@ use crate::amqp::headers;
 use crate::context::Context;
 use crate::ops::metrics::StrategyLabels;
 use crate::ops::trace::TraceContext;
-use crate::pipeline::handler::{self, Failure, HandlerError, MessageIds, Outcome};
+use crate::pipeline::handler::{self, Failure, HandlerError, MessageIds, Outcome, Precheck};
 
 use super::settle::Settler;
 use super::{SessionIo, DELIVERY_COUNT_HEADER};
@@ -26,6 +27,8 @@ pub(super) struct MessageInfo {
     pub(super) attempts: u32,
     /// Headers for the events it causes (the continued trace context).
     pub(super) event_headers: serde_json::Value,
+    /// Whether the handler checks for its stored version first.
+    pub(super) precheck: Precheck,
     /// The profile the settings choose for it (for the audit line).
     pub(super) profile: String,
     /// The strategy and granularity of that profile (metric labels).
@@ -109,6 +112,11 @@ pub(super) async fn process(
         ids,
         attempts,
         event_headers: trace.event_headers(&span),
+        precheck: precheck_for(
+            delivery.redelivered,
+            redeliveries,
+            delivery.properties.headers().as_ref(),
+        ),
         strategy,
     };
     async move {
@@ -184,7 +192,7 @@ async fn guarded(
         );
         return Settlement::Park;
     }
-    let settlement = handle_with_retry(ctx, body, &info.event_headers, channel, shutdown).await;
+    let settlement = handle_with_retry(ctx, body, info, channel, shutdown).await;
     let failed = match &settlement {
         Settlement::Done(_) => Some(false),
         Settlement::Failed(f) if f.code == ErrorCode::Internal => Some(true),
@@ -212,16 +220,33 @@ async fn guarded(
     settlement
 }
 
+/// Whether a delivery may repeat an earlier handling of its message, so
+/// that the handler checks for the stored version before chunking: the
+/// broker redelivers it (`redelivered`, or a quorum queue's delivery count:
+/// a consumer or its channel went away holding it), it came back from the
+/// retry queue (`x-death`), or `dlq replay` republished it. A first
+/// delivery skips the check (a new version, the common case, saves a query
+/// and its wait; storing still finds a duplicate, after chunking it).
+fn precheck_for(redelivered: bool, redeliveries: u64, table: Option<&FieldTable>) -> Precheck {
+    let has = |key: &str| table.is_some_and(|t| t.inner().contains_key(key));
+    if redelivered || redeliveries > 0 || has("x-death") || has(headers::REPLAY_ID) {
+        Precheck::Check
+    } else {
+        Precheck::Skip
+    }
+}
+
 async fn handle_with_retry(
     ctx: &Context,
     body: &[u8],
-    event_headers: &serde_json::Value,
+    info: &MessageInfo,
     channel: &Channel,
     shutdown: &CancellationToken,
 ) -> Settlement {
     let mut backoff = ctx.settings.worker.backoff();
+    let mut precheck = info.precheck;
     loop {
-        match handler::handle(ctx, body, event_headers).await {
+        match handler::handle(ctx, body, &info.event_headers, precheck).await {
             Ok(outcome) => {
                 ctx.health.set_database(true);
                 return Settlement::Done(outcome);
@@ -232,6 +257,8 @@ async fn handle_with_retry(
                     return Settlement::Abandon;
                 }
                 ctx.metrics.transient_retry();
+                // A fault after the commit (a lost reply) may have stored it.
+                precheck = Precheck::Check;
                 let delay = backoff.next().unwrap_or(Duration::from_secs(10));
                 // Transient faults are the database's: the loss is logged
                 // once (WARN, by `set_database`), each retry at DEBUG.
@@ -243,5 +270,40 @@ async fn handle_with_retry(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use lapin::types::{AMQPValue, FieldTable};
+
+    use super::{precheck_for, Precheck};
+
+    fn with(key: &str) -> FieldTable {
+        let mut t = FieldTable::default();
+        t.insert(key.into(), AMQPValue::LongString("x".into()));
+        t
+    }
+
+    #[test]
+    fn only_a_delivery_that_may_repeat_one_handled_before_is_prechecked() {
+        // A first delivery, with or without unrelated headers.
+        assert_eq!(precheck_for(false, 0, None), Precheck::Skip);
+        assert_eq!(
+            precheck_for(false, 0, Some(&with("traceparent"))),
+            Precheck::Skip
+        );
+        // Redelivered by the broker, counted by a quorum queue, back from
+        // the retry queue, or replayed from the dead-letter queue.
+        assert_eq!(precheck_for(true, 0, None), Precheck::Check);
+        assert_eq!(precheck_for(false, 1, None), Precheck::Check);
+        assert_eq!(
+            precheck_for(false, 0, Some(&with("x-death"))),
+            Precheck::Check
+        );
+        assert_eq!(
+            precheck_for(false, 0, Some(&with("x-replay-id"))),
+            Precheck::Check
+        );
     }
 }
