@@ -17,6 +17,9 @@ pub const FAILED_AT: &str = "x-failed-at";
 pub const REPLAY_ID: &str = "x-replay-id";
 /// When that run republished it.
 pub const REPLAYED_AT: &str = "x-replayed-at";
+/// The broker's record of a message's dead-lettering (e.g. back from the
+/// retry queue after its delay).
+pub const DEATH: &str = "x-death";
 
 /// A header table as a JSON object (for display).
 pub fn table_to_json(table: &FieldTable) -> serde_json::Map<String, serde_json::Value> {

@@ -27,7 +27,7 @@ const DROPPED_HEADERS: &[&str] = &[
     headers::ERROR_DETAIL,
     headers::ATTEMPTS,
     headers::FAILED_AT,
-    "x-death",
+    headers::DEATH,
     "x-first-death-exchange",
     "x-first-death-queue",
     "x-first-death-reason",

@@ -229,7 +229,7 @@ async fn guarded(
 /// and its wait; storing still finds a duplicate, after chunking it).
 fn precheck_for(redelivered: bool, redeliveries: u64, table: Option<&FieldTable>) -> Precheck {
     let has = |key: &str| table.is_some_and(|t| t.inner().contains_key(key));
-    if redelivered || redeliveries > 0 || has("x-death") || has(headers::REPLAY_ID) {
+    if redelivered || redeliveries > 0 || has(headers::DEATH) || has(headers::REPLAY_ID) {
         Precheck::Check
     } else {
         Precheck::Skip
