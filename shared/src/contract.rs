@@ -378,7 +378,10 @@ fn truncate(s: &str) -> String {
     }
 }
 
-fn check_opaque_id(
+/// The rule of an opaque id (`document_id`, `source_version_id`, ...):
+/// 1..=`max_chars` characters, no control characters; the error names
+/// `field`.
+pub fn check_opaque_id(
     field: &'static str,
     value: &str,
     max_chars: usize,

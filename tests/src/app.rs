@@ -76,6 +76,9 @@ pub struct Options {
     /// A chunking engine to use instead of the one the settings build (a
     /// test's own strategies).
     pub engine: Option<Arc<shared::Engine>>,
+    /// A database made (and migrated) beforehand, instead of a new one; it
+    /// is dropped by [`TestApp::cleanup`] all the same.
+    pub database: Option<String>,
 }
 
 impl TestApp {
@@ -87,7 +90,10 @@ impl TestApp {
     /// A worker with `options`.
     pub async fn spawn_with(options: Options) -> anyhow::Result<Self> {
         let suffix = random_suffix();
-        let db_name = format!("cw_test_{suffix}");
+        let db_name = options
+            .database
+            .clone()
+            .unwrap_or_else(|| format!("cw_test_{suffix}"));
         let prefix = format!("t{suffix}.");
         let source_root = std::env::temp_dir().join(format!("cw_src_{suffix}"));
         std::fs::create_dir_all(&source_root)?;

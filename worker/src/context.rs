@@ -37,7 +37,7 @@ pub struct Context {
     /// Wakes the outbox relay after a commit that enqueued an event.
     pub outbox: crate::outbox::committed::Committed,
     /// Circuit breakers per strategy, shared by the consumer and the API.
-    pub breakers: Arc<crate::api::guard::Breakers>,
+    pub breakers: Arc<crate::breaker::Breakers>,
 }
 
 /// Readiness facts maintained by the consumer; the database is probed live.

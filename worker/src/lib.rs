@@ -11,11 +11,14 @@
 //! - [`outbox`]: the relay that publishes committed events;
 //! - [`amqp`]: broker plumbing (connection, topology, publisher, headers);
 //! - [`api`]: the synchronous chunking API (`POST /v1/chunk`);
+//! - [`breaker`]: circuit breakers per strategy, shared by the API and the
+//!   consumer;
 //! - [`ops`]: health and metrics endpoints, telemetry, traces;
 //! - [`config`], [`profiles`]: settings and the chunking engine they build.
 
 pub mod amqp;
 pub mod api;
+pub mod breaker;
 pub mod cli;
 pub mod clock;
 pub mod commands;

@@ -22,7 +22,7 @@ use embed::MiniLm;
 use crate::semantic::{RawSemantic, SemanticSettings};
 
 /// `[chunking]`.
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawChunking {
     #[serde(default)]
@@ -51,7 +51,7 @@ impl Default for RawChunking {
 }
 
 /// `[chunking.tenants.<tenant>]`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawTenantChunking {
     #[serde(default)]
@@ -61,7 +61,7 @@ struct RawTenantChunking {
 }
 
 /// `[profiles]`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawProfiles {
     #[serde(default)]
@@ -69,7 +69,7 @@ pub(crate) struct RawProfiles {
 }
 
 /// `[experimental]`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawExperimental {
     #[serde(default)]

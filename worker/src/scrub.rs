@@ -82,8 +82,15 @@ fn rules() -> &'static [Rule] {
             })
         };
         [
-            // A JWT: three base64url parts, the first a JSON header.
-            rule(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}", any, "<jwt>", 0),
+            // A JWT: a JSON header in base64url (`eyJ` is `{"`), then a
+            // payload and a signature of any length (an unsigned token's is
+            // empty, a cut one's short), then a JWE's two long parts.
+            rule(
+                r"\beyJ[A-Za-z0-9_-]{2,}(?:\.[A-Za-z0-9_-]*){2}(?:\.[A-Za-z0-9_-]{20,}){0,2}",
+                any,
+                "<jwt>",
+                0,
+            ),
             // `Authorization: Bearer ...`: the credential after the scheme.
             rule(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)", any, "<token>", 1),
             // AWS access key ids, OpenAI-style `sk-` keys, GitHub tokens.
@@ -235,6 +242,13 @@ mod tests {
                 "Authorization: Bearer <token> refused",
             ),
             (&format!("token {jwt} expired"), "token <jwt> expired"),
+            // In a file name, with a short signature: the extension stays.
+            (
+                "file:///data/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig.md not found",
+                "file:///data/<jwt>.md not found",
+            ),
+            ("eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.", "<jwt>"),
+            ("a=eyJhbGc.eyJzdWI.x;", "a=<jwt>;"),
             ("key AKIAIOSFODNN7EXAMPLE leaked", "key <api-key> leaked"),
             (
                 "OPENAI sk-proj-abcdefghijklmnopqrstuvwx1234 set",
@@ -282,6 +296,14 @@ mod tests {
             ("sk-short", "sk-short"),
             ("AKIA1234", "AKIA1234"),
             ("version 1.2.3-4", "version 1.2.3-4"),
+            ("heyJude.mp3.flac", "heyJude.mp3.flac"),
+            ("eyJhbGciOiJIUzI1NiJ9 alone", "eyJhbGciOiJIUzI1NiJ9 alone"),
+            (
+                "eyJhbGciOiJIUzI1NiJ9.one-dot",
+                "eyJhbGciOiJIUzI1NiJ9.one-dot",
+            ),
+            ("report.v1.final.md", "report.v1.final.md"),
+            ("api.example.com", "api.example.com"),
             ("sum = 3 + 4", "sum = 3 + 4"),
             ("+1 more", "+1 more"),
             (

@@ -16,7 +16,7 @@ use embed::{DeviceChoice, MiniLm, Options};
 use serde::Deserialize;
 
 /// `[semantic]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawSemantic {
     #[serde(default)]

@@ -49,7 +49,7 @@ impl Application {
         let metrics = Arc::new(Metrics::new(settings.telemetry.max_tenant_labels));
         metrics.prime(&engine);
         let health = Arc::new(Health::with_gauges(&metrics));
-        let breakers = Arc::new(crate::api::guard::Breakers::default());
+        let breakers = crate::api::breakers(&metrics);
         let api = crate::api::ApiState::new(&settings, Arc::clone(&metrics), Arc::clone(&breakers))
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         let first_versions = crate::store::versions::FirstVersions::new(
@@ -122,8 +122,11 @@ impl Application {
     }
 }
 
-/// Creates the database (when allowed) and runs migrations, waiting for the
-/// server with backoff.
+/// Creates the database (when allowed), runs the pending migrations (none:
+/// nothing is run, so a worker whose role may not change the schema starts
+/// on a migrated database), and makes sure the worker's role goes through
+/// the service policy of row-level security; waits for the server with
+/// backoff.
 pub async fn prepare_database(settings: &Settings) -> anyhow::Result<()> {
     let db = &settings.database;
     let backoff = ExponentialBuilder::default()
@@ -140,13 +143,36 @@ pub async fn prepare_database(settings: &Settings) -> anyhow::Result<()> {
             .context("creating the database (database.url)")?;
     }
     let pool = store::pool(db);
-    let migrated = (|| async { store::migrate(&pool).await })
-        .retry(backoff)
-        .when(|e| matches!(e, sqlx::migrate::MigrateError::Execute(inner) if store::is_transient(inner)))
-        .await;
+    let prepared = async {
+        let pending = (|| async { store::migrations::pending(&pool).await })
+            .retry(backoff)
+            .when(store::is_transient)
+            .await
+            .with_context(|| {
+                format!(
+                    "reading the applied migrations as {} (a worker running as its own role needs `chunk-worker migrate` run by the owner with database.service_role naming it)",
+                    db.describe()
+                )
+            })?;
+        if !pending.is_empty() {
+            (|| async { store::migrations::run(&pool).await })
+                .retry(backoff)
+                .when(|e| matches!(e, sqlx::migrate::MigrateError::Execute(inner) if store::is_transient(inner)))
+                .await
+                .with_context(|| {
+                    format!(
+                        "running {} pending database migration(s) as {} (a role without the right to change the schema: run `chunk-worker migrate` as the owner first)",
+                        pending.len(),
+                        db.describe()
+                    )
+                })?;
+        }
+        store::migrations::ensure_service_role(&pool, db.service_role.as_deref()).await?;
+        anyhow::Ok(())
+    }
+    .await;
     pool.close().await;
-    migrated.context("running database migrations")?;
-    Ok(())
+    prepared
 }
 
 /// `chunk-worker migrate`: create the database if needed and migrate.

@@ -183,6 +183,19 @@ async fn configured_secrets_never_reach_logs_metrics_or_errors() {
         )
         .await
         .unwrap();
+    let publish = async |body: &[u8]| {
+        channel
+            .basic_publish(
+                exchange.as_str(),
+                "normalize_markdown.completed",
+                BasicPublishOptions::default(),
+                body,
+                BasicProperties::default(),
+            )
+            .await
+            .unwrap()
+            .await
+    };
     let pool = PgPool::connect("postgres://postgres@127.0.0.1:5432/postgres")
         .await
         .unwrap();
@@ -201,17 +214,7 @@ async fn configured_secrets_never_reach_logs_metrics_or_errors() {
                 "source_type": "confluence", "markdown": body,
                 "occurred_at": "2026-11-20T10:00:01Z"
             });
-            let _ = channel
-                .basic_publish(
-                    exchange.as_str(),
-                    "normalize_markdown.completed",
-                    BasicPublishOptions::default(),
-                    msg.to_string().as_bytes(),
-                    BasicProperties::default(),
-                )
-                .await
-                .unwrap()
-                .await;
+            let _ = publish(msg.to_string().as_bytes()).await;
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
         let n: i64 = sqlx::query_scalar(&format!(
@@ -237,19 +240,32 @@ async fn configured_secrets_never_reach_logs_metrics_or_errors() {
             break false;
         }
     };
-    channel
-        .basic_publish(
-            exchange.as_str(),
-            "normalize_markdown.completed",
-            BasicPublishOptions::default(),
-            b"{ not json",
-            BasicProperties::default(),
-        )
-        .await
-        .unwrap()
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    publish(b"{ not json").await.unwrap();
+    // A message whose missing source file is named with an e-mail address
+    // and a JWT (short signature): retried, then dead-lettered, and its
+    // detail logged, scrubbed.
+    let pii_mail = format!("pii.{id}@example.com");
+    let pii_token = jsonwebtoken::encode(
+        &jsonwebtoken::Header::default(),
+        &json!({"sub": format!("pii-{id}")}),
+        &jsonwebtoken::EncodingKey::from_secret(b"any-key-any-key-any-key-any-key!"),
+    )
+    .unwrap();
+    let pii_jwt = format!(
+        "{}.sg",
+        pii_token.rsplit_once('.').map_or("", |(head, _)| head)
+    );
+    let missing = std::env::temp_dir().join(format!("{pii_mail}+{pii_jwt}.md"));
+    let msg = json!({
+        "schema": "normalize_markdown.completed/v1",
+        "event_id": uuid::Uuid::new_v4().to_string(),
+        "tenant_id": "acme-prod", "document_id": "d-pii", "source_version_id": "v1",
+        "source_type": "file", "markdown_uri": format!("file://{}", missing.display()),
+        "occurred_at": "2026-11-20T10:00:01Z"
+    });
+    publish(msg.to_string().as_bytes()).await.unwrap();
+    // The source is retried for source.retry_ms (2 s) before it fails.
+    tokio::time::sleep(Duration::from_secs(4)).await;
     let metrics = scrape(http_port);
     // The API with a good token and a forged one: neither token is logged.
     let exp = std::time::SystemTime::now()
@@ -348,6 +364,15 @@ async fn configured_secrets_never_reach_logs_metrics_or_errors() {
         output.lines().count()
     );
     assert!(metrics.contains("chunking_operations_total"), "{metrics}");
+    assert!(
+        output.contains("<jwt>") && output.contains("<email>"),
+        "the dead letter's detail was logged, scrubbed:\n{}",
+        output
+            .lines()
+            .filter(|l| l.contains("d-pii"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     for answer in &api_answers {
         output.push_str(answer);
     }
@@ -358,6 +383,8 @@ async fn configured_secrets_never_reach_logs_metrics_or_errors() {
         &api_secret,
         &good_token,
         &forged_token,
+        &pii_mail,
+        &pii_jwt,
     ] {
         assert!(
             !output.contains(secret.as_str()),

@@ -282,11 +282,13 @@ async fn replaying_a_fixed_cause_stores_the_document_and_a_broken_one_comes_back
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn e_mail_addresses_are_scrubbed_from_error_details() -> R {
+async fn e_mail_addresses_and_tokens_are_scrubbed_from_error_details() -> R {
     let app = TestApp::spawn().await?;
+    // A JWT whose signature part is short, inside a file name.
+    let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJqYW5lIn0.sig";
     let msg = with_uri(
         message("acme-prod", "d-pii", "v1", ""),
-        &missing_file(&app, "jane.doe@example.com.md"),
+        &missing_file(&app, &format!("jane.doe@example.com+{jwt}.md")),
     );
     app.publish_json(&msg).await?;
     let dl = app.next_dead_letter().await?;
@@ -296,9 +298,20 @@ async fn e_mail_addresses_are_scrubbed_from_error_details() -> R {
     )
     .fetch_one(&app.pool)
     .await?;
-    for detail in [&header, &row] {
+    let event = eventually("the chunking.failed event", tests::DEADLINE, || async {
+        let e = app.next_event().await?;
+        Ok((e.routing_key == "chunking.failed").then_some(e))
+    })
+    .await?;
+    let event_detail = event.json()?["error_detail"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    for detail in [&header, &row, &event_detail] {
         assert!(!detail.contains("jane.doe@"), "{detail}");
         assert!(detail.contains("<email>"), "{detail}");
+        assert!(!detail.contains("eyJzdWIi"), "{detail}");
+        assert!(detail.contains("<jwt>"), "{detail}");
     }
     app.cleanup().await
 }

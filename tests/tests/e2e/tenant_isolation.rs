@@ -399,3 +399,89 @@ async fn a_worker_without_superuser_rights_stores_through_its_own_policy() -> R 
     admin.close().await?;
     result
 }
+
+/// An administrator runs the migrations (`chunk-worker migrate` as a
+/// superuser) naming the worker's role in `database.service_role`; the
+/// worker then runs as that role, which may not change the schema and owns
+/// no table, and stores through the service policy. A role the migration did
+/// not name is stopped at start-up with the command that fixes it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_migrated_by_an_administrator_runs_as_its_own_role() -> R {
+    let suffix = tests::random_suffix();
+    let (app_role, stray) = (format!("cw_app_{suffix}"), format!("cw_stray_{suffix}"));
+    let database = format!("cw_test_{suffix}");
+    let roles = Roles {
+        names: vec![app_role.clone(), stray.clone()],
+    };
+    let mut admin = PgConnection::connect(&format!("{}/postgres", tests::PG_SERVER)).await?;
+    for role in &roles.names {
+        sqlx::query(&format!("CREATE ROLE {} LOGIN", quote(role)))
+            .execute(&mut admin)
+            .await?;
+    }
+    let settings = |user: &str, service_role: &str| {
+        worker::config::Settings::load(
+            &tests::config_dir(),
+            None,
+            [
+                (
+                    "CHUNK_WORKER__DATABASE__URL".to_owned(),
+                    format!("postgres://{user}@{}/{database}", tests::PG_ADDR),
+                ),
+                (
+                    "CHUNK_WORKER__DATABASE__SERVICE_ROLE".to_owned(),
+                    service_role.to_owned(),
+                ),
+            ]
+            .into_iter()
+            .collect(),
+        )
+    };
+    let result = async {
+        worker::startup::prepare_database(&settings("postgres", &app_role)?).await?;
+        // A role that was not named: refused at start-up, saying what to run.
+        let e = worker::startup::prepare_database(&settings(&stray, "")?)
+            .await
+            .expect_err("a role outside chunk_worker_service starts");
+        let why = format!("{e:#}");
+        assert!(
+            why.contains("chunk-worker migrate") && why.contains("service_role"),
+            "{why}"
+        );
+        let app = TestApp::spawn_with(tests::Options {
+            pg_user: Some(app_role.clone()),
+            database: Some(database.clone()),
+            ..tests::Options::default()
+        })
+        .await?;
+        for version in ["v1", "v2"] {
+            let md = format!("# Page\n\nVersion {version} of the page.\n");
+            let mut msg = message("acme-prod", "admin-made", version, &md);
+            msg["occurred_at"] = json!(format!("2026-11-20T1{}:00:00Z", &version[1..]));
+            app.publish_json(&msg).await?;
+            app.wait_stored("admin-made", version).await?;
+        }
+        assert_eq!(
+            app.current_version("admin-made").await?.as_deref(),
+            Some("v2")
+        );
+        app.publish_raw(b"{ broken").await?;
+        app.next_dead_letter().await?;
+        let owner: String =
+            sqlx::query_scalar("SELECT tableowner::text FROM pg_tables WHERE tablename = 'chunks'")
+                .fetch_one(&app.pool)
+                .await?;
+        assert_eq!(owner, "postgres", "the administrator owns the tables");
+        app.cleanup().await
+    }
+    .await;
+    let _ = sqlx::query(&format!(
+        "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+        quote(&database)
+    ))
+    .execute(&mut admin)
+    .await;
+    roles.drop_all(&mut admin).await;
+    admin.close().await?;
+    result
+}

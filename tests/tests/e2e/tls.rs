@@ -26,7 +26,7 @@ fn settings(vars: &[(&str, String)]) -> anyhow::Result<Settings> {
 async fn pg_ssl_in_use(s: &Settings) -> anyhow::Result<bool> {
     worker::store::ensure_database(&s.database).await?;
     let pool = worker::store::pool(&s.database);
-    worker::store::migrate(&pool).await?;
+    worker::store::migrations::run(&pool).await?;
     let ssl: bool = sqlx::query_scalar("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
         .fetch_one(&pool)
         .await?;

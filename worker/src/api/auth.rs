@@ -1,9 +1,14 @@
 //! Bearer tokens: a JWT signed with the configured HS256 secret or one of
 //! the configured RS256/ES256 public keys (PEM blocks, or a JWKS document;
-//! the file is read again when it changes), with `exp`/`nbf` and the
-//! configured issuer and audience checked, then the `ingest:write` scope
-//! (space-separated `scope`, or an `scp` array) and the tenant claim. The
-//! token itself is never logged or echoed.
+//! the file is read again when it changes). Every key that may have signed
+//! the token is tried: the keys with the token's `kid` when it has one (and
+//! keys without a `kid`), else every key of the token's algorithm, so a
+//! rotation can publish the old and the new key side by side. Then `exp` and
+//! `nbf`; when an issuer or an audience is configured, the token must carry
+//! that claim and it must match (a token without it is refused, not let
+//! through); then the `ingest:write` scope (space-separated `scope`, or an
+//! `scp` array), the tenant claim and `sub` (the user, for the per-user rate
+//! limit). The token itself is never logged or echoed.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -29,10 +34,11 @@ pub struct Caller {
     pub user_id: String,
 }
 
-/// Public keys read from a file, with the file's modification time.
+/// Public keys read from a file, with the file's modification time and
+/// length (a rewrite within the clock's resolution still changes one).
 #[derive(Default)]
 struct KeyFile {
-    modified: Option<SystemTime>,
+    modified: Option<(SystemTime, u64)>,
     keys: Vec<(Option<String>, Algorithm, DecodingKey)>,
 }
 
@@ -87,32 +93,21 @@ impl Verifier {
             .ok_or_else(|| unauthorized("send Authorization: Bearer <JWT>"))?;
         let header = jsonwebtoken::decode_header(token)
             .map_err(|_| unauthorized("the bearer token is not a JWT"))?;
-        let key = self.key_for(header.alg, header.kid.as_deref())?;
-        let mut validation = Validation::new(header.alg);
-        validation.leeway = 30;
-        validation.validate_nbf = true;
-        validation.set_required_spec_claims(&["exp"]);
-        if let Some(iss) = &self.settings.issuer {
-            validation.set_issuer(&[iss]);
+        let keys = self.keys_for(header.alg, header.kid.as_deref())?;
+        let validation = self.validation(header.alg);
+        let mut outcome = Err(jsonwebtoken::errors::ErrorKind::InvalidSignature.into());
+        for key in &keys {
+            outcome = jsonwebtoken::decode::<Value>(token, key, &validation);
+            // The signature is checked before the claims: any other error
+            // means this key signed it, and the claims are what is wrong.
+            match &outcome {
+                Err(e) if *e.kind() == jsonwebtoken::errors::ErrorKind::InvalidSignature => {}
+                _ => break,
+            }
         }
-        match &self.settings.audience {
-            Some(aud) => validation.set_audience(&[aud]),
-            None => validation.validate_aud = false,
-        }
-        let data = jsonwebtoken::decode::<Value>(token, &key, &validation).map_err(|e| {
-            use jsonwebtoken::errors::ErrorKind as E;
-            let why = match e.kind() {
-                E::ExpiredSignature => "the token has expired",
-                E::ImmatureSignature => "the token is not valid yet (nbf)",
-                E::InvalidIssuer => "the token's issuer is not the configured one",
-                E::InvalidAudience => "the token's audience is not the configured one",
-                E::InvalidSignature => "the token's signature does not verify",
-                E::MissingRequiredClaim(_) => "the token has no exp claim",
-                _ => "the token does not verify",
-            };
-            unauthorized(why)
-        })?;
-        let claims = data.claims;
+        let claims = outcome
+            .map_err(|e| unauthorized(&refusal(e.kind())))?
+            .claims;
         let scopes: Vec<&str> = match (claims.get("scope"), claims.get("scp")) {
             (Some(Value::String(s)), _) => s.split_whitespace().collect(),
             (_, Some(Value::Array(a))) => a.iter().filter_map(Value::as_str).collect(),
@@ -136,15 +131,42 @@ impl Verifier {
                 )
             })?
             .to_owned();
+        // The per-user rate limit needs a user: a token without one would
+        // share a bucket with every other such token.
         let user_id = claims
             .get("sub")
             .and_then(Value::as_str)
-            .unwrap_or("")
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| unauthorized("the token has no sub claim (the user, for rate limits)"))?
             .to_owned();
         Ok(Caller { tenant_id, user_id })
     }
 
-    fn key_for(&self, alg: Algorithm, kid: Option<&str>) -> Result<DecodingKey, Problem> {
+    /// What a token's claims must satisfy: `exp` always; `iss` and `aud`
+    /// present and equal when configured.
+    fn validation(&self, alg: Algorithm) -> Validation {
+        let mut validation = Validation::new(alg);
+        validation.leeway = 30;
+        validation.validate_nbf = true;
+        let mut required = vec!["exp"];
+        if let Some(iss) = &self.settings.issuer {
+            validation.set_issuer(&[iss]);
+            required.push("iss");
+        }
+        match &self.settings.audience {
+            Some(aud) => {
+                validation.set_audience(&[aud]);
+                required.push("aud");
+            }
+            None => validation.validate_aud = false,
+        }
+        validation.set_required_spec_claims(&required);
+        validation
+    }
+
+    /// The keys that may have signed a token with `alg` and `kid`, the ones
+    /// named by `kid` first.
+    fn keys_for(&self, alg: Algorithm, kid: Option<&str>) -> Result<Vec<DecodingKey>, Problem> {
         let refused = || {
             Problem::new(
                 Kind::Unauthorized,
@@ -152,7 +174,7 @@ impl Verifier {
             )
         };
         if alg == Algorithm::HS256 {
-            return self.hs256.clone().ok_or_else(refused);
+            return self.hs256.clone().map(|k| vec![k]).ok_or_else(refused);
         }
         if !matches!(alg, Algorithm::RS256 | Algorithm::ES256) {
             return Err(refused());
@@ -163,8 +185,7 @@ impl Verifier {
         let mut keys = self.keys.lock().map_err(|_| refused())?;
         // Reloaded when the file changed (a key rotation); a broken new file
         // keeps the old keys.
-        let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
-        if modified != keys.modified {
+        if stamp(path) != keys.modified {
             match load_keys(path) {
                 Ok(k) => *keys = k,
                 Err(e) => {
@@ -172,16 +193,50 @@ impl Verifier {
                 }
             }
         }
-        keys.keys
-            .iter()
-            .find(|(k, a, _)| *a == alg && (kid.is_none() || k.is_none() || k.as_deref() == kid))
-            .map(|(_, _, key)| key.clone())
-            .ok_or_else(refused)
+        let (mut named, mut others) = (Vec::new(), Vec::new());
+        for (key_id, key_alg, key) in &keys.keys {
+            if *key_alg != alg {
+                continue;
+            }
+            match (kid, key_id.as_deref()) {
+                (Some(want), Some(have)) if want == have => named.push(key.clone()),
+                // A token's kid never picks a key published under another.
+                (Some(_), Some(_)) => {}
+                _ => others.push(key.clone()),
+            }
+        }
+        named.append(&mut others);
+        if named.is_empty() {
+            return Err(refused());
+        }
+        Ok(named)
     }
 }
 
+/// Why a token was refused, for the problem's detail.
+fn refusal(kind: &jsonwebtoken::errors::ErrorKind) -> String {
+    use jsonwebtoken::errors::ErrorKind as E;
+    match kind {
+        E::ExpiredSignature => "the token has expired".into(),
+        E::ImmatureSignature => "the token is not valid yet (nbf)".into(),
+        E::InvalidIssuer => "the token's issuer is not the configured one".into(),
+        E::InvalidAudience => "the token's audience is not the configured one".into(),
+        E::InvalidSignature => {
+            "the token's signature does not verify with any configured key".into()
+        }
+        E::MissingRequiredClaim(claim) => format!("the token has no {claim} claim"),
+        _ => "the token does not verify".into(),
+    }
+}
+
+/// A key file's modification time and length.
+fn stamp(path: &PathBuf) -> Option<(SystemTime, u64)> {
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.modified().ok()?, m.len()))
+}
+
 fn load_keys(path: &PathBuf) -> Result<KeyFile, String> {
-    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let modified = stamp(path);
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("api.jwt.public_keys_file {}: {e}", path.display()))?;
     let mut keys = Vec::new();

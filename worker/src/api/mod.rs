@@ -8,6 +8,7 @@
 //! `chunk-worker run` when `api.enabled`, and alone by `chunk-worker serve`.
 
 pub mod auth;
+mod framework;
 pub mod guard;
 pub mod openapi;
 pub mod problem;
@@ -25,10 +26,11 @@ use serde_json::json;
 use shared::Engine;
 use tokio::sync::Semaphore;
 
+use crate::breaker::{self, Breakers};
 use crate::config::Settings;
 use crate::ops::metrics::Metrics;
 use auth::{Caller, Verifier};
-use guard::{Admission, Breakers, Limiter};
+use guard::Limiter;
 use problem::{Kind, Problem};
 
 /// `X-API-Version` of every response.
@@ -71,22 +73,44 @@ impl ApiState {
     }
 }
 
+/// Circuit breakers whose every change of state sets the
+/// `chunking_circuit_breaker_state` gauge and logs one line, whichever path
+/// (API or queue) caused it.
+pub fn breakers(metrics: &Arc<Metrics>) -> Arc<Breakers> {
+    let metrics = Arc::clone(metrics);
+    Arc::new(Breakers::new(Some(Box::new(
+        move |strategy: &str, state| {
+            metrics.api.breaker_state(strategy, state as i64);
+            match state {
+            breaker::State::Open => tracing::warn!(strategy, state = state.as_str(),
+                "circuit open after repeated strategy failures: the API answers 503 and the queue parks this strategy's messages until a trial succeeds"),
+            breaker::State::HalfOpen => tracing::info!(strategy, state = state.as_str(), "circuit half-open: one trial call"),
+            breaker::State::Closed => tracing::info!(strategy, state = state.as_str(), "circuit closed: the strategy works again"),
+        }
+        },
+    ))))
+}
+
 /// The `/v1` routes: the API when `state` is given, else a 404 problem for
-/// every `/v1` path (the API is off).
+/// every `/v1` path (the API is off). Whatever the framework itself answers
+/// under `/v1` (an unknown path, a wrong method) is a problem too.
 pub fn routes(state: Option<Arc<ApiState>>) -> Router {
-    match state {
+    let router = match state {
         Some(state) => Router::new()
             .route("/v1/chunk", post(chunk))
             .route("/v1/profiles", get(profiles))
             .route("/v1/profiles/{name}", get(profile))
             .route("/v1/openapi.json", get(openapi_json))
+            .fallback(framework::unknown_path)
             .with_state(state),
         None => Router::new().route("/v1/{*rest}", any(disabled)),
-    }
+    };
+    router.layer(axum::middleware::from_fn(framework::problems))
 }
 
-async fn openapi_json() -> Response {
-    let mut response = openapi::json().into_response();
+async fn openapi_json(State(state): State<Arc<ApiState>>) -> Response {
+    let mut response =
+        openapi::json_for(&state.engine, &state.settings.chunking.default_profile).into_response();
     let h = response.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
@@ -98,12 +122,13 @@ async fn openapi_json() -> Response {
 
 async fn disabled(request: Request) -> Response {
     let id = correlation_id(request.headers());
-    Problem::new(
+    let problem = Problem::new(
         Kind::NotFound,
         "the API is not enabled here (api.enabled and a key in api.jwt)",
     )
-    .at(request.uri().path(), &id)
-    .into_response()
+    .at(request.uri().path(), &id);
+    framework::log_refusal(&problem, None);
+    problem.into_response()
 }
 
 /// `X-Correlation-ID` when sent (printable, at most 128 bytes), else a new one.
@@ -155,19 +180,14 @@ fn deprecation_headers(h: &mut HeaderMap, replacement: Option<&str>) {
     }
 }
 
-/// Authenticates and rate-limits a request; a refusal is logged (never the
-/// token) and counted.
-fn admit(state: &ApiState, headers: &HeaderMap, path: &str, id: &str) -> Result<Caller, Problem> {
+/// Authenticates and rate-limits a request (never logging the token).
+fn admit(state: &ApiState, headers: &HeaderMap) -> Result<Caller, Problem> {
     let authorization = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok());
-    let caller = state.verifier.verify(authorization).inspect_err(|p| {
-        tracing::warn!(correlation_id = %id, path, reason = %p.body().detail, "api request refused");
-    })?;
+    let caller = state.verifier.verify(authorization)?;
     if let Err((scope, retry)) = state.limiter.check(&caller.tenant_id, &caller.user_id) {
         state.metrics.api.rate_limited(scope.as_str());
-        tracing::info!(correlation_id = %id, tenant_id = %caller.tenant_id, user_id = %caller.user_id,
-            scope = scope.as_str(), "api request rate-limited");
         let p = Problem::new(
             Kind::RateLimited,
             format!(
@@ -181,15 +201,26 @@ fn admit(state: &ApiState, headers: &HeaderMap, path: &str, id: &str) -> Result<
     Ok(caller)
 }
 
-fn refuse(state: &ApiState, problem: Problem, path: &str, id: &str) -> Response {
-    state.metrics.api.answered(problem.kind().status().as_u16());
-    problem.at(path, id).into_response()
+/// Answers a refusal: counted, and logged once with its correlation id
+/// (and the caller, when the token verified).
+fn refuse(
+    state: &ApiState,
+    problem: Problem,
+    path: &str,
+    id: &str,
+    caller: Option<&Caller>,
+) -> Response {
+    let status = problem.kind().status().as_u16();
+    state.metrics.api.answered(status);
+    let problem = problem.at(path, id);
+    framework::log_refusal(&problem, caller);
+    problem.into_response()
 }
 
 async fn profiles(State(state): State<Arc<ApiState>>, headers: HeaderMap) -> Response {
     let id = correlation_id(&headers);
-    if let Err(p) = admit(&state, &headers, "/v1/profiles", &id) {
-        return refuse(&state, p, "/v1/profiles", &id);
+    if let Err(p) = admit(&state, &headers) {
+        return refuse(&state, p, "/v1/profiles", &id, None);
     }
     let list: Vec<serde_json::Value> = state
         .engine
@@ -214,9 +245,10 @@ async fn profile(
 ) -> Response {
     let id = correlation_id(&headers);
     let path = format!("/v1/profiles/{name}");
-    if let Err(p) = admit(&state, &headers, &path, &id) {
-        return refuse(&state, p, &path, &id);
-    }
+    let caller = match admit(&state, &headers) {
+        Ok(c) => c,
+        Err(p) => return refuse(&state, p, &path, &id, None),
+    };
     match state.engine.profile(Some(&name)) {
         Ok(p) => {
             state.metrics.api.answered(200);
@@ -227,6 +259,7 @@ async fn profile(
             Problem::new(Kind::NotFound, format!("no usable profile {name:?}")),
             &path,
             &id,
+            Some(&caller),
         ),
     }
 }
@@ -250,53 +283,50 @@ fn describe(p: &shared::Profile) -> serde_json::Value {
 async fn chunk(
     State(state): State<Arc<ApiState>>,
     headers: HeaderMap,
-    body: axum::body::Bytes,
+    body: axum::body::Body,
 ) -> Response {
     let started = Instant::now();
     let id = correlation_id(&headers);
     let path = "/v1/chunk";
-    let caller = match admit(&state, &headers, path, &id) {
+    // Who is calling first: nobody's body is read before their token
+    // verifies and their allowance holds.
+    let caller = match admit(&state, &headers) {
         Ok(c) => c,
-        Err(p) => return refuse(&state, p, path, &id),
+        Err(p) => return refuse(&state, p, path, &id, None),
+    };
+    let refused = |p: Problem| refuse(&state, p, path, &id, Some(&caller));
+    if let Err(p) = request::check_media_type(&headers) {
+        return refused(p);
+    }
+    let body = match request::read_body(&state.settings, &headers, body).await {
+        Ok(b) => b,
+        Err(p) => return refused(p),
     };
     let parsed = match request::parse(&state, &caller, &body) {
         Ok(r) => r,
-        Err(p) => {
-            if p.kind() == Kind::Forbidden {
-                tracing::warn!(correlation_id = %id, tenant_id = %caller.tenant_id,
-                    user_id = %caller.user_id, reason = %p.body().detail, "api request refused");
-            }
-            return refuse(&state, p, path, &id);
-        }
+        Err(p) => return refused(p),
     };
+    drop(body);
     let strategy = parsed.strategy.clone();
     let deprecated = parsed.deprecated.clone();
-    let trial = match state.breakers.admit(&strategy) {
-        Admission::Go { trial } => trial,
-        Admission::Refused(retry) => {
+    // Held until the call ends; dropped with this future (a client gone),
+    // it gives a trial back.
+    let permit = match state.breakers.admit(&strategy) {
+        Ok(permit) => permit,
+        Err(r) => {
             let p = Problem::new(
                 Kind::Unavailable,
-                format!("the {strategy} strategy is failing (circuit open); retry after {retry} s"),
+                format!(
+                    "the {strategy} strategy is failing (circuit open); retry after {} s",
+                    r.retry_after_s
+                ),
             )
-            .retry_after(retry);
-            return refuse(&state, p, path, &id);
+            .retry_after(r.retry_after_s);
+            return refused(p);
         }
     };
-    if trial {
-        state
-            .metrics
-            .api
-            .breaker_state(&strategy, guard::State::HalfOpen as i64);
-    }
-    let outcome = request::run(&state, parsed, started).await;
-    let failed =
-        matches!(&outcome, Err(p) if matches!(p.kind(), Kind::Internal | Kind::Unavailable));
-    if let Some(now) = state.breakers.record(&strategy, failed) {
-        state.metrics.api.breaker_state(&strategy, now as i64);
-        if now == guard::State::Open {
-            tracing::warn!(strategy = %strategy, "circuit opened after repeated failures");
-        }
-    }
+    let (outcome, verdict) = request::run(&state, parsed, started).await;
+    permit.settle(verdict);
     let duration_ms = started.elapsed().as_millis();
     match outcome {
         Ok(body) => {
@@ -310,11 +340,6 @@ async fn chunk(
             }
             response
         }
-        Err(p) => {
-            tracing::info!(audit = true, correlation_id = %id, tenant_id = %caller.tenant_id,
-                user_id = %caller.user_id, outcome = "refused", status = p.body().status,
-                duration_ms = duration_ms as u64, "api chunk");
-            refuse(&state, p, path, &id)
-        }
+        Err(p) => refused(p),
     }
 }

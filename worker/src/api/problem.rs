@@ -1,12 +1,15 @@
 //! RFC 7807 Problem Details: every refusal of the API is one of these
 //! `application/problem+json` bodies with a stable `type` URI per kind of
-//! error, and the request's `correlation_id`.
+//! error, and the request's `correlation_id`. Every text a problem carries
+//! (detail, field names and details, the instance path) goes through the
+//! scrubber first: a request may quote a token or an address back at us.
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use super::API_VERSION;
+use crate::scrub::scrub_pii;
 
 /// The kinds of refusal, each with its status, title and `type` URI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,10 +20,15 @@ pub enum Kind {
     Unauthorized,
     /// 403: a valid token without the scope or for another tenant.
     Forbidden,
-    /// 404: the API is not enabled here.
+    /// 404: no such path or profile, or the API is not enabled here.
     NotFound,
-    /// 413: the document is over `limits.max_document_bytes`.
+    /// 405: the path exists, the method does not (`Allow` lists those that do).
+    MethodNotAllowed,
+    /// 413: the document is over `limits.max_document_bytes`, or the body
+    /// over its own limit.
     TooLarge,
+    /// 415: the body is not declared as JSON.
+    UnsupportedMediaType,
     /// 422: unknown profile, granularity or field, or an unsupported input.
     Unprocessable,
     /// 429: over a rate limit.
@@ -39,7 +47,9 @@ impl Kind {
             Kind::Unauthorized => StatusCode::UNAUTHORIZED,
             Kind::Forbidden => StatusCode::FORBIDDEN,
             Kind::NotFound => StatusCode::NOT_FOUND,
+            Kind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Kind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Kind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Kind::Unprocessable => StatusCode::UNPROCESSABLE_ENTITY,
             Kind::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             Kind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
@@ -53,7 +63,9 @@ impl Kind {
             Kind::Unauthorized => "unauthorized",
             Kind::Forbidden => "forbidden",
             Kind::NotFound => "not-found",
+            Kind::MethodNotAllowed => "method-not-allowed",
             Kind::TooLarge => "document-too-large",
+            Kind::UnsupportedMediaType => "unsupported-media-type",
             Kind::Unprocessable => "invalid-parameters",
             Kind::RateLimited => "rate-limited",
             Kind::Unavailable => "unavailable",
@@ -67,7 +79,9 @@ impl Kind {
             Kind::Unauthorized => "Authentication required",
             Kind::Forbidden => "Not allowed",
             Kind::NotFound => "Not found",
+            Kind::MethodNotAllowed => "Method not allowed",
             Kind::TooLarge => "Document too large",
+            Kind::UnsupportedMediaType => "Unsupported media type",
             Kind::Unprocessable => "Invalid parameters",
             Kind::RateLimited => "Too many requests",
             Kind::Unavailable => "Temporarily unavailable",
@@ -119,13 +133,30 @@ pub struct ProblemBody {
 }
 
 impl Problem {
-    /// A problem of `kind` with `detail`.
+    /// The kind answering `status` (the framework's own refusals), if any.
+    pub fn kind_of(status: StatusCode) -> Kind {
+        match status.as_u16() {
+            401 => Kind::Unauthorized,
+            403 => Kind::Forbidden,
+            404 => Kind::NotFound,
+            405 => Kind::MethodNotAllowed,
+            413 => Kind::TooLarge,
+            415 => Kind::UnsupportedMediaType,
+            422 => Kind::Unprocessable,
+            429 => Kind::RateLimited,
+            503 => Kind::Unavailable,
+            s if (400..500).contains(&s) => Kind::BadRequest,
+            _ => Kind::Internal,
+        }
+    }
+
+    /// A problem of `kind` with `detail` (scrubbed).
     pub fn new(kind: Kind, detail: impl Into<String>) -> Self {
         Self(Box::new(ProblemBody {
             type_uri: format!("urn:chunk-worker:problem:{}", kind.slug()),
             title: kind.title(),
             status: kind.status().as_u16(),
-            detail: detail.into(),
+            detail: scrub_pii(&detail.into()),
             instance: String::new(),
             correlation_id: String::new(),
             errors: Vec::new(),
@@ -144,10 +175,17 @@ impl Problem {
         self.0.kind
     }
 
-    /// With field errors (a 422).
+    /// With field errors (a 422), scrubbed.
     #[must_use]
     pub fn with_errors(mut self, errors: Vec<FieldError>) -> Self {
-        self.0.errors = errors;
+        self.0.errors = errors
+            .into_iter()
+            .map(|e| FieldError {
+                field: scrub_pii(&e.field),
+                detail: scrub_pii(&e.detail),
+                suggestions: e.suggestions,
+            })
+            .collect();
         self
     }
 
@@ -158,10 +196,10 @@ impl Problem {
         self
     }
 
-    /// For the request at `instance` with `correlation_id`.
+    /// For the request at `instance` (scrubbed) with `correlation_id`.
     #[must_use]
     pub fn at(mut self, instance: &str, correlation_id: &str) -> Self {
-        instance.clone_into(&mut self.0.instance);
+        self.0.instance = scrub_pii(instance);
         correlation_id.clone_into(&mut self.0.correlation_id);
         self
     }

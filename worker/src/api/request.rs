@@ -1,19 +1,106 @@
-//! One `POST /v1/chunk`: the body checked field by field (400 malformed,
-//! 403 another tenant, 413 too large, 422 unknown profile, granularity or
-//! field with the closest valid values, 503 over the memory estimate or
-//! needing a GPU that is not there), then the engine on a bounded blocking
-//! pool under a deadline (503 past it: the work's result is dropped and its
-//! slot freed only when it ends, so stuck work cannot pile up).
+//! One `POST /v1/chunk`: the media type (415 unless JSON), the body read
+//! under its limit (413), then checked field by field (400 not JSON, a
+//! field of the wrong JSON type or missing; 422 a value that breaks its rule,
+//! an unknown profile, granularity or field, with `errors[]` naming each
+//! field and the closest valid values; 403 another tenant; 413 a document
+//! over `limits.max_document_bytes`; 503 over the memory estimate or needing
+//! a GPU that is not there), then the engine on a bounded blocking pool
+//! under a deadline (503 past it: the work's result is dropped and its slot
+//! freed only when it ends, so stuck work cannot pile up).
+//!
+//! What the circuit breaker is told: a deadline passed while waiting for a
+//! slot of the pool is overload (no verdict on the strategy); one passed
+//! while the strategy ran, an internal error or a panic, and output that
+//! broke the checklist are the strategy's failures; input the engine refused
+//! says nothing about it.
 
 use std::sync::Arc;
 use std::time::Instant;
 
+use axum::http::{header, HeaderMap};
+use http_body_util::BodyExt as _;
 use serde_json::{json, Map, Value};
 use shared::{DocumentMeta, Embedder as _, ErrorCode};
 
 use super::auth::Caller;
 use super::problem::{closest, FieldError, Kind, Problem};
 use super::ApiState;
+use crate::breaker::Verdict;
+use crate::config::Settings;
+
+/// Room in a request body for the other fields, beside the document.
+pub const ENVELOPE_BYTES: u64 = 1 << 20;
+/// JSON may write one byte of a document as up to six (`\u0001`).
+pub const ESCAPE_FACTOR: u64 = 6;
+
+/// The largest request body: any document within `limits.max_document_bytes`
+/// fits however its JSON is escaped, with the other fields beside it.
+pub fn max_body_bytes(settings: &Settings) -> u64 {
+    settings
+        .max_document_bytes
+        .saturating_mul(ESCAPE_FACTOR)
+        .saturating_add(ENVELOPE_BYTES)
+}
+
+/// 415 unless the body is declared JSON (`application/json`, any
+/// `application/*+json`) or not declared at all.
+pub fn check_media_type(headers: &HeaderMap) -> Result<(), Problem> {
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return Ok(());
+    };
+    let essence = value
+        .to_str()
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let json = essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"));
+    if json {
+        Ok(())
+    } else {
+        Err(Problem::new(
+            Kind::UnsupportedMediaType,
+            "send the body as Content-Type: application/json",
+        ))
+    }
+}
+
+/// Reads the body, refusing one over [`max_body_bytes`] with 413 as soon as
+/// its declared length or the bytes received pass it.
+pub async fn read_body(
+    settings: &Settings,
+    headers: &HeaderMap,
+    body: axum::body::Body,
+) -> Result<axum::body::Bytes, Problem> {
+    let limit = max_body_bytes(settings);
+    let too_large = || {
+        Problem::new(
+            Kind::TooLarge,
+            format!(
+                "the request body is over {limit} bytes ({ESCAPE_FACTOR} x limits.max_document_bytes = {} for the document's JSON escaping, plus {ENVELOPE_BYTES} for the other fields)",
+                settings.max_document_bytes
+            ),
+        )
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(too_large());
+    }
+    let limited = http_body_util::Limited::new(body, usize::try_from(limit).unwrap_or(usize::MAX));
+    match limited.collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
+        Err(_) => Err(bad(
+            "the request body could not be read (the connection broke)",
+        )),
+    }
+}
 
 /// The body's fields.
 const FIELDS: [&str; 9] = [
@@ -56,6 +143,25 @@ fn bad(detail: impl Into<String>) -> Problem {
     Problem::new(Kind::BadRequest, detail)
 }
 
+/// 422 for one field whose value breaks its rule.
+fn invalid_field(name: &str, detail: impl Into<String>) -> Problem {
+    let detail = detail.into();
+    Problem::new(Kind::Unprocessable, format!("`{name}` {detail}")).with_errors(vec![field(
+        name,
+        detail,
+        Vec::new(),
+    )])
+}
+
+/// An opaque id's rule (the queue message's): 1..=`max` characters, no
+/// control characters.
+fn opaque_id(name: &'static str, value: &str, max: usize) -> Result<(), Problem> {
+    shared::contract::check_opaque_id(name, value, max).map_err(|e| match e {
+        shared::contract::ContractError::Field { reason, .. } => invalid_field(name, reason),
+        other => bad(other.to_string()),
+    })
+}
+
 fn field(name: &str, detail: impl Into<String>, suggestions: Vec<String>) -> FieldError {
     FieldError {
         field: name.to_owned(),
@@ -96,9 +202,21 @@ pub fn parse(state: &ApiState, caller: &Caller, body: &[u8]) -> Result<Parsed, P
             Problem::new(Kind::Unprocessable, "the body has unknown fields").with_errors(unknown),
         );
     }
-    let document_id = text(&body, "document_id")?
-        .filter(|d| !d.is_empty())
-        .ok_or_else(|| bad("missing field `document_id`"))?;
+    let document_id =
+        text(&body, "document_id")?.ok_or_else(|| bad("missing field `document_id`"))?;
+    opaque_id(
+        "document_id",
+        document_id,
+        shared::contract::MAX_DOCUMENT_ID_CHARS,
+    )?;
+    let version = text(&body, "source_version_id")?;
+    if let Some(v) = version {
+        opaque_id(
+            "source_version_id",
+            v,
+            shared::contract::MAX_SOURCE_VERSION_ID_CHARS,
+        )?;
+    }
     let (markdown, html) = (text(&body, "markdown")?, text(&body, "html")?);
     let source = match (markdown, html) {
         (Some(_), Some(_)) => {
@@ -118,6 +236,9 @@ pub fn parse(state: &ApiState, caller: &Caller, body: &[u8]) -> Result<Parsed, P
     };
     let markdown = source;
     if let Some(t) = text(&body, "tenant_id")? {
+        if !shared::contract::is_tenant_id(t) {
+            return Err(invalid_field("tenant_id", "must match ^[a-z0-9-]{3,64}$"));
+        }
         if t != caller.tenant_id {
             return Err(Problem::new(
                 Kind::Forbidden,
@@ -201,7 +322,6 @@ pub fn parse(state: &ApiState, caller: &Caller, body: &[u8]) -> Result<Parsed, P
         .retry_after(60));
     }
     let deprecated = crate::profiles::note_use(profile).map(|d| d.replacement.clone());
-    let version = text(&body, "source_version_id")?;
     let mut meta = DocumentMeta {
         tenant_id: caller.tenant_id.clone(),
         document_id: document_id.to_owned(),
@@ -228,28 +348,33 @@ pub fn parse(state: &ApiState, caller: &Caller, body: &[u8]) -> Result<Parsed, P
     })
 }
 
-/// Chunks a parsed request within the deadline (counted from `started`).
+/// Chunks a parsed request within the deadline (counted from `started`):
+/// the answer, and what it says about the strategy.
 pub async fn run(
     state: &Arc<ApiState>,
     parsed: Parsed,
     started: Instant,
-) -> Result<Value, Problem> {
+) -> (Result<Value, Problem>, Verdict) {
     let deadline = state.settings.api.deadline;
-    let busy = || {
-        Problem::new(
-            Kind::Unavailable,
-            format!(
-                "the operation did not finish within api.deadline_ms ({} ms)",
-                deadline.as_millis()
-            ),
-        )
-        .retry_after(deadline.as_secs().max(1))
-    };
+    let retry = deadline.as_secs().max(1);
     let left = deadline.saturating_sub(started.elapsed());
-    let permit = tokio::time::timeout(left, Arc::clone(&state.slots).acquire_owned())
-        .await
-        .map_err(|_| busy())?
-        .map_err(|_| busy())?;
+    let permit = match tokio::time::timeout(left, Arc::clone(&state.slots).acquire_owned()).await {
+        Ok(Ok(permit)) => permit,
+        // Overload: every slot stayed busy until the deadline. The strategy
+        // never ran, so this says nothing about it.
+        _ => {
+            let p = Problem::new(
+                Kind::Unavailable,
+                format!(
+                    "the server is busy: no chunking slot came free within api.deadline_ms ({} ms; api.max_concurrent = {})",
+                    deadline.as_millis(),
+                    state.settings.api.max_concurrent
+                ),
+            )
+            .retry_after(retry);
+            return (Err(p), Verdict::None);
+        }
+    };
     let engine = Arc::clone(&state.engine);
     let profile = parsed.profile.clone();
     let granularity = parsed.granularity.clone();
@@ -284,21 +409,40 @@ pub async fn run(
             .map(|doc| (doc, left_out))
     });
     let left = deadline.saturating_sub(started.elapsed());
-    let joined = tokio::time::timeout(left, task).await.map_err(|_| busy())?;
-    let (mut doc, left_out) = match joined {
-        Ok(Ok(done)) => done,
-        Ok(Err(e)) => {
-            let kind = match e.code() {
-                ErrorCode::Internal | ErrorCode::ValidationFailed => Kind::Internal,
-                _ => Kind::Unprocessable,
+    let (mut doc, left_out) = match tokio::time::timeout(left, task).await {
+        Ok(Ok(Ok(done))) => done,
+        Ok(Ok(Err(e))) => {
+            let (kind, verdict) = match e.code() {
+                ErrorCode::Internal | ErrorCode::ValidationFailed => {
+                    (Kind::Internal, Verdict::Failure)
+                }
+                _ => (Kind::Unprocessable, Verdict::None),
             };
-            return Err(Problem::new(kind, format!("{}: {e}", e.code().as_str())));
+            return (
+                Err(Problem::new(kind, format!("{}: {e}", e.code().as_str()))),
+                verdict,
+            );
         }
+        Ok(Err(_)) => {
+            return (
+                Err(Problem::new(
+                    Kind::Internal,
+                    "the chunking engine failed (panicked)",
+                )),
+                Verdict::Failure,
+            )
+        }
+        // The strategy ran past the deadline: its failure.
         Err(_) => {
-            return Err(Problem::new(
-                Kind::Internal,
-                "the chunking engine failed (panicked)",
-            ))
+            let p = Problem::new(
+                Kind::Unavailable,
+                format!(
+                    "the operation did not finish within api.deadline_ms ({} ms)",
+                    deadline.as_millis()
+                ),
+            )
+            .retry_after(retry);
+            return (Err(p), Verdict::Failure);
         }
     };
     if let Some(g) = &granularity {
@@ -317,5 +461,5 @@ pub async fn run(
     if let Some(left) = left_out {
         answer["html_left_out"] = json!(left);
     }
-    Ok(answer)
+    (Ok(answer), Verdict::Success)
 }

@@ -22,7 +22,8 @@ const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=
 pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let metrics = Arc::new(Metrics::new(settings.telemetry.max_tenant_labels));
     metrics.prime(&settings.chunking.engine);
-    let Some(api) = ApiState::new(&settings, Arc::clone(&metrics), Arc::default())
+    let breakers = crate::api::breakers(&metrics);
+    let Some(api) = ApiState::new(&settings, Arc::clone(&metrics), breakers)
         .map_err(|e| anyhow::anyhow!("{e}"))?
     else {
         anyhow::bail!(

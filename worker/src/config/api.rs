@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::secrets::secret_file;
 use super::{invalid, ConfigError};
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawApi {
     #[serde(default)]
@@ -42,7 +42,7 @@ impl Default for RawApi {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawJwt {
     #[serde(default)]
@@ -59,7 +59,7 @@ struct RawJwt {
     tenant_claim: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRateLimits {
     #[serde(default = "per_tenant")]

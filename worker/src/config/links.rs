@@ -5,7 +5,7 @@ use serde::Deserialize;
 use super::{invalid, ConfigError};
 
 /// `[links]`: which hosts are Confluence / Jira, globally and per tenant.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawLinks {
     #[serde(default)]
@@ -17,7 +17,7 @@ pub(super) struct RawLinks {
 }
 
 /// `[links.tenants.<tenant>]`: a list given here replaces the global one.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawTenantLinks {
     confluence_base_urls: Option<UrlList>,

@@ -63,7 +63,7 @@ fn invalid(key: &'static str, reason: impl Into<String>) -> ConfigError {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawSettings {
     amqp: RawAmqp,
@@ -90,7 +90,7 @@ struct RawSettings {
     api: RawApi,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawAmqp {
     url: String,
@@ -109,7 +109,7 @@ struct RawAmqp {
     retry_delay_ms: u64,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawWorker {
     concurrency: u32,
@@ -119,7 +119,7 @@ struct RawWorker {
     source_retry_ms: u64,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawDatabase {
     url: String,
@@ -132,21 +132,23 @@ struct RawDatabase {
     create_if_missing: bool,
     write_slots: u32,
     write_batch: u32,
+    #[serde(default)]
+    service_role: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawTopology {
     prefix: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawHttp {
     addr: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawLimits {
     max_document_bytes: u64,
@@ -158,13 +160,13 @@ fn default_max_operation_bytes() -> u64 {
     2 << 30
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawSource {
     root: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawOutbox {
     poll_interval_ms: u64,
@@ -173,7 +175,7 @@ struct RawOutbox {
     retention_hours: u32,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawLog {
     format: String,
@@ -291,6 +293,10 @@ pub struct DatabaseSettings {
     pub write_slots: usize,
     /// Largest number of first versions one such statement writes.
     pub write_batch: usize,
+    /// The role the worker runs as, made a member of
+    /// `chunk_worker_service` by `chunk-worker migrate`
+    /// (`database.service_role`; `None`: the role that connects).
+    pub service_role: Option<String>,
 }
 
 /// `PgConnectOptions` prints its password in Debug: shown as [`describe`]
@@ -307,6 +313,7 @@ impl std::fmt::Debug for DatabaseSettings {
             .field("create_if_missing", &self.create_if_missing)
             .field("write_slots", &self.write_slots)
             .field("write_batch", &self.write_batch)
+            .field("service_role", &self.service_role)
             .finish()
     }
 }
@@ -455,6 +462,22 @@ mod tests {
 
     use super::*;
 
+    /// Fails to compile when a type implements `Debug`: the trait below has
+    /// two blanket impls, and a call through it is ambiguous exactly when
+    /// the second one applies too (the `static_assertions` device).
+    macro_rules! assert_no_debug {
+        ($($t:ty),+) => {$({
+            trait AmbiguousIfDebug<A> {
+                fn some_item() {}
+            }
+            impl<T: ?Sized> AmbiguousIfDebug<()> for T {}
+            #[allow(dead_code)]
+            struct Invalid;
+            impl<T: ?Sized + std::fmt::Debug> AmbiguousIfDebug<Invalid> for T {}
+            let _ = <$t as AmbiguousIfDebug<_>>::some_item;
+        })+};
+    }
+
     fn load(vars: &[(&str, &str)]) -> Result<Settings, ConfigError> {
         let vars = vars
             .iter()
@@ -502,6 +525,10 @@ mod tests {
                 "amqp://app:url-secret-4@mq.internal:5672/%2f",
             ),
             ("CHUNK_WORKER__AMQP__PASSWORD_FILE", amqp_pw.as_str()),
+            (
+                "CHUNK_WORKER__API__JWT__HS256_SECRET",
+                "jwt-secret-6-0123456789abcdef0123456789",
+            ),
         ])
         .unwrap();
         assert_eq!(s.database.options.get_host(), "db.internal");
@@ -519,9 +546,13 @@ mod tests {
             "file-secret-2",
             "amqp-secret-3",
             "url-secret-4",
+            "jwt-secret-6",
         ] {
             assert!(!debug.contains(secret), "{secret} in {debug}");
         }
+        // The raw settings (plain strings, secrets included, as read) have
+        // no Debug at all: nothing can print them.
+        assert_no_debug!(RawSettings, RawAmqp, RawDatabase, api::RawApi);
         // A file that cannot be read names its key.
         let e = load(&[("CHUNK_WORKER__AMQP__URL_FILE", "/nonexistent/amqp-url")]).unwrap_err();
         assert!(e.to_string().contains("amqp.url_file"), "{e}");

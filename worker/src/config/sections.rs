@@ -154,6 +154,7 @@ impl TryFrom<RawDatabase> for DatabaseSettings {
             create_if_missing: raw.create_if_missing,
             write_slots: raw.write_slots as usize,
             write_batch: raw.write_batch as usize,
+            service_role: Some(raw.service_role.trim().to_owned()).filter(|r| !r.is_empty()),
         })
     }
 }
@@ -284,6 +285,7 @@ mod tests {
             create_if_missing: false,
             write_slots: 1,
             write_batch: 1,
+            service_role: String::new(),
         };
         let e = DatabaseSettings::try_from(db("postgres://h:5432")).err();
         assert_eq!(e.map(key_of).as_deref(), Some("database.url"));

@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use super::{invalid, ConfigError};
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawTelemetry {
     otlp_endpoint: String,

@@ -403,6 +403,8 @@ impl Metrics {
             let labels = StrategyLabels::of(profile);
             drop(self.duration.get_or_create(&labels));
             drop(self.chunk_tokens.get_or_create(&labels));
+            // Every circuit shows from the start, closed.
+            self.api.breaker_state(&profile.strategy, 0);
         }
         for stage in ["chunk", "store"] {
             drop(self.stages.get_or_create(&StageLabels { stage }));

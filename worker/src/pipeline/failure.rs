@@ -9,16 +9,24 @@ use shared::ErrorCode;
 pub struct Failure {
     /// SPEC 2.3 code.
     pub code: ErrorCode,
-    /// Detail for `x-error-detail` and `chunking_failures.error_detail`.
-    pub detail: String,
+    /// Detail for `x-error-detail`, `chunking_failures.error_detail`, the
+    /// `chunking.failed` event and the log: scrubbed when made.
+    detail: String,
 }
 
 impl Failure {
-    /// A failure with `code`.
+    /// A failure with `code`; personal data and secrets in `detail` (a
+    /// file name may quote a token, a field an address) are replaced here,
+    /// so that no path the detail takes out of the process carries them.
     pub fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
         Self {
             code,
-            detail: detail.into(),
+            detail: crate::scrub::scrub_pii(&detail.into()),
         }
+    }
+
+    /// What was wrong, where (scrubbed).
+    pub fn detail(&self) -> &str {
+        &self.detail
     }
 }

@@ -26,7 +26,7 @@ pub use crate::pipeline::failure::Failure;
 #[derive(Debug, thiserror::Error)]
 pub enum HandlerError {
     /// The message can never succeed: dead-letter it.
-    #[error("{}: {}", .0.code, .0.detail)]
+    #[error("{}: {}", .0.code, .0.detail())]
     Permanent(Failure),
     /// The environment failed: retry later, never dead-letter.
     #[error("transient fault: {0}")]

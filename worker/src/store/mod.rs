@@ -4,6 +4,7 @@
 pub mod dlq_replays;
 pub mod failures;
 pub mod links;
+pub mod migrations;
 pub mod tenants;
 pub mod versions;
 
@@ -98,11 +99,6 @@ async fn maintenance_connection(
         .to_owned();
     let admin_options: PgConnectOptions = settings.options.clone().database("postgres");
     Ok((name, admin_options.connect().await?))
-}
-
-/// Runs the pending migrations.
-pub async fn migrate(pool: &PgPool) -> Result<(), sqlx::migrate::MigrateError> {
-    MIGRATOR.run(pool).await
 }
 
 /// The array parameters of an `UNNEST` over `columns` (name, element type),

@@ -57,8 +57,11 @@ fn a_failing_strategy_opens_its_circuit_then_recovers() {
     // once finished in time on a fast moment of the box), the quick one
     // must pass even on a slow, loaded CI box (40 ms failed the trial there
     // once).
+    // Enough slots that no request waits for one (a wait past the deadline
+    // is overload, which does not count against the strategy).
     let s = Server::start(&[
         ("API__DEADLINE_MS", "150"),
+        ("API__MAX_CONCURRENT", "16"),
         ("API__RATE_LIMITS__BURST", "1000"),
     ]);
     let t = good("acme-prod", "dave");
@@ -81,4 +84,80 @@ fn a_failing_strategy_opens_its_circuit_then_recovers() {
         "the trial closes the circuit"
     );
     assert_eq!(s.post(Some(&t), quick).status().as_u16(), 200);
+}
+
+#[test]
+fn a_trial_whose_client_goes_away_gives_the_circuit_back() {
+    use std::io::Write;
+    let s = Server::start(&[
+        ("API__DEADLINE_MS", "150"),
+        ("API__MAX_CONCURRENT", "8"),
+        ("API__RATE_LIMITS__BURST", "1000"),
+    ]);
+    let t = good("acme-prod", "pia");
+    let slow = json!({"document_id": "slow", "markdown": slow_markdown()}).to_string();
+    let quick = json!({"document_id": "quick", "markdown": "# Q\n\nShort.\n"}).to_string();
+    for _ in 0..5 {
+        problem(s.post(Some(&t), slow.clone()), 503);
+    }
+    let p = problem(s.post(Some(&t), quick.clone()), 503);
+    assert!(
+        p["detail"].as_str().unwrap().contains("circuit open"),
+        "{p}"
+    );
+    // Past the back-off, and the abandoned work of the five is done.
+    std::thread::sleep(Duration::from_millis(3000));
+    // The trial: the slow document, from a client that hangs up 50 ms in,
+    // well before its 150 ms deadline.
+    let mut stream = std::net::TcpStream::connect(s.base.trim_start_matches("http://")).unwrap();
+    write!(
+        stream,
+        "POST /v1/chunk HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {t}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{slow}",
+        slow.len()
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    drop(stream);
+    std::thread::sleep(Duration::from_millis(20));
+    // Given back at once (not held until a verdict that will never come):
+    // this call is the next trial, and its success closes the circuit.
+    assert_eq!(s.post(Some(&t), quick.clone()).status().as_u16(), 200);
+    assert_eq!(s.post(Some(&t), quick).status().as_u16(), 200);
+}
+
+#[test]
+fn waiting_for_a_busy_pool_is_overload_not_a_failure_of_the_strategy() {
+    // One blocking slot: while the slow document's work holds it (its
+    // deadline passed while the strategy ran: one failure), quick requests
+    // wait for the slot past their deadline: 503 "busy", which says nothing
+    // about the strategy, so five of them do not open the circuit.
+    let s = Server::start(&[
+        ("API__DEADLINE_MS", "150"),
+        ("API__MAX_CONCURRENT", "1"),
+        ("API__RATE_LIMITS__BURST", "1000"),
+    ]);
+    let t = good("acme-prod", "quinn");
+    let slow = json!({"document_id": "slow", "markdown": slow_markdown()}).to_string();
+    let quick = json!({"document_id": "quick", "markdown": "# Q\n\nShort.\n"}).to_string();
+    let p = problem(s.post(Some(&t), slow), 503);
+    assert!(
+        p["detail"].as_str().unwrap().contains("did not finish"),
+        "{p}"
+    );
+    let mut busy = 0;
+    for _ in 0..5 {
+        let r = s.post(Some(&t), quick.clone());
+        if r.status().as_u16() == 503 {
+            let p = problem(r, 503);
+            assert!(p["detail"].as_str().unwrap().contains("busy"), "{p}");
+            busy += 1;
+        }
+    }
+    assert!(busy >= 1, "the slow work held the one slot");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(
+        s.post(Some(&t), quick).status().as_u16(),
+        200,
+        "the circuit stayed closed"
+    );
 }

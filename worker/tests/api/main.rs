@@ -11,6 +11,7 @@ mod auth;
 mod chunking;
 mod disabled;
 mod guard;
+mod limits;
 mod openapi;
 mod profiles;
 
@@ -36,6 +37,15 @@ struct Server {
 
 impl Server {
     fn start(vars: &[(&str, &str)]) -> Self {
+        Self::spawn(vars, None)
+    }
+
+    /// A server whose JSON log goes to `log`.
+    fn start_logged(vars: &[(&str, &str)], log: &Path) -> Self {
+        Self::spawn(vars, Some(log))
+    }
+
+    fn spawn(vars: &[(&str, &str)], log: Option<&Path>) -> Self {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -49,7 +59,10 @@ impl Server {
             .env("CHUNK_WORKER__API__JWT__HS256_SECRET", SECRET)
             .env("CHUNK_WORKER__LOG__FORMAT", "json")
             .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .stderr(match log {
+                Some(path) => Stdio::from(std::fs::File::create(path).unwrap()),
+                None => Stdio::null(),
+            });
         for (k, v) in vars {
             cmd.env(format!("CHUNK_WORKER__{k}"), v);
         }
@@ -148,8 +161,16 @@ fn slow_markdown() -> String {
     slow
 }
 
-/// Asserts a problem response: status, media type, body fields, headers.
+/// Asserts a problem response of `/v1/chunk`: status, media type, body
+/// fields, headers.
 fn problem(r: Response, status: u16) -> Value {
+    let body = problem_at(r, status);
+    assert_eq!(body["instance"], "/v1/chunk");
+    body
+}
+
+/// Asserts a problem response of any path.
+fn problem_at(r: Response, status: u16) -> Value {
     assert_eq!(r.status().as_u16(), status);
     let h = r.headers().clone();
     assert_eq!(h["content-type"], "application/problem+json");
@@ -162,7 +183,6 @@ fn problem(r: Response, status: u16) -> Value {
         .starts_with("urn:chunk-worker:problem:"));
     assert!(!body["title"].as_str().unwrap().is_empty());
     assert!(!body["detail"].as_str().unwrap().is_empty());
-    assert_eq!(body["instance"], "/v1/chunk");
     assert_eq!(
         body["correlation_id"].as_str(),
         h["x-correlation-id"].to_str().ok()

@@ -113,7 +113,7 @@ async fn drive(
     // otherwise race to create the database).
     crate::store::ensure_database(&settings.database).await?;
     let pool = crate::store::pool(&settings.database);
-    crate::store::migrate(&pool).await?;
+    crate::store::migrations::run(&pool).await?;
     let connection = crate::amqp::connect(&settings.amqp, "chunk-worker bench").await?;
     let topology = Topology::new(settings.topology_prefix.clone());
     topology

@@ -170,11 +170,14 @@ pub(super) async fn process(
 }
 
 /// [`handle_with_retry`] behind the strategy's circuit breaker (shared with
-/// the API): while the circuit is open the message is parked in the retry
-/// queue rather than chunked; an internal failure counts against the circuit,
-/// and once it is open such a failure is parked too rather than
-/// dead-lettered: a systemic fault must not empty the input queue into the
-/// dead-letter queue. Bad input neither counts nor resets.
+/// the API, [`crate::breaker`]): while the circuit is open the message is
+/// parked in the retry queue rather than chunked. The strategy's failures
+/// (`INTERNAL`, and `VALIDATION_FAILED`: output that broke the checklist is
+/// a strategy bug) count against the circuit, and once it is open such a
+/// failure is parked too rather than dead-lettered: a systemic fault must
+/// not empty the input queue into the dead-letter queue. Bad input, a
+/// version already stored, a shutdown or a lost channel say nothing about
+/// the strategy (a trial ending so is given back).
 async fn guarded(
     ctx: &Context,
     info: &MessageInfo,
@@ -182,42 +185,35 @@ async fn guarded(
     channel: &Channel,
     shutdown: &CancellationToken,
 ) -> Settlement {
-    use crate::api::guard::{Admission, State};
+    use crate::breaker::{State, Verdict};
     let strategy = info.strategy.strategy.as_str();
-    if let Admission::Refused(retry_in) = ctx.breakers.admit(strategy) {
-        tracing::debug!(
-            strategy,
-            retry_in_s = retry_in,
-            "circuit open: message parked"
-        );
-        return Settlement::Park;
-    }
-    let settlement = handle_with_retry(ctx, body, info, channel, shutdown).await;
-    let failed = match &settlement {
-        Settlement::Done(_) => Some(false),
-        Settlement::Failed(f) if f.code == ErrorCode::Internal => Some(true),
-        // Bad input says nothing about the strategy, but must not hold a
-        // trial forever: it ends the trial as a success.
-        Settlement::Failed(_) if ctx.breakers.is_open(strategy) => Some(false),
-        _ => None,
-    };
-    let Some(failed) = failed else {
-        // Parked or abandoned (shutdown, lost channel): a trial is given back.
-        ctx.breakers.release_trial(strategy);
-        return settlement;
-    };
-    if let Some(now) = ctx.breakers.record(strategy, failed) {
-        ctx.metrics.api.breaker_state(strategy, now as i64);
-        match now {
-            State::Open => tracing::warn!(strategy, "circuit opened after repeated internal failures: messages of this strategy are parked in the retry queue until a trial succeeds"),
-            State::Closed => tracing::info!(strategy, "circuit closed: the strategy works again"),
-            State::HalfOpen => {}
+    let permit = match ctx.breakers.admit(strategy) {
+        Ok(permit) => permit,
+        Err(refused) => {
+            tracing::debug!(
+                strategy,
+                retry_in_s = refused.retry_after_s,
+                "circuit open: message parked"
+            );
+            return Settlement::Park;
         }
-    }
-    if failed && ctx.breakers.is_open(strategy) {
+    };
+    let settlement = handle_with_retry(ctx, body, info, channel, shutdown).await;
+    let verdict = match &settlement {
+        Settlement::Done(Outcome::Stored { .. }) => Verdict::Success,
+        Settlement::Failed(f) if is_strategy_failure(f.code) => Verdict::Failure,
+        _ => Verdict::None,
+    };
+    let state = permit.settle(verdict);
+    if verdict == Verdict::Failure && state != State::Closed {
         return Settlement::Park;
     }
     settlement
+}
+
+/// Whether a failure is the strategy's own (counted by its circuit).
+fn is_strategy_failure(code: ErrorCode) -> bool {
+    matches!(code, ErrorCode::Internal | ErrorCode::ValidationFailed)
 }
 
 /// Whether a delivery may repeat an earlier handling of its message, so
@@ -263,7 +259,8 @@ async fn handle_with_retry(
                 // Transient faults are the database's: the loss is logged
                 // once (WARN, by `set_database`), each retry at DEBUG.
                 ctx.health.set_database(false);
-                tracing::debug!(error = %e, retry_in_ms = delay.as_millis() as u64, "transient fault; message held and retried");
+                // A transient error may quote the source's file name.
+                tracing::debug!(error = %crate::scrub::scrub_pii(&e.to_string()), retry_in_ms = delay.as_millis() as u64, "transient fault; message held and retried");
                 tokio::select! {
                     () = tokio::time::sleep(delay) => {}
                     () = shutdown.cancelled() => return Settlement::Park,

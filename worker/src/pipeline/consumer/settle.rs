@@ -133,8 +133,9 @@ impl Settler<'_> {
     ) -> bool {
         let (ctx, channel, shutdown) = (self.ctx, self.channel, self.shutdown);
         let (ids, attempts) = (&info.ids, info.attempts);
-        // The detail goes to a header, a row, an event and a log: no PII.
-        let detail = crate::scrub::scrub_pii(&failure.detail);
+        // The detail goes to a header, a row, an event and a log: scrubbed
+        // when the failure was made.
+        let detail = failure.detail().to_owned();
         let existing = delivery.properties.headers().as_ref();
         let now = OffsetDateTime::now_utc();
         let first_failed_at = headers::get_str(existing, headers::FIRST_FAILED_AT)
@@ -233,7 +234,7 @@ fn dead_letter_headers(existing: Option<&FieldTable>, d: &DeadHeaders<'_>) -> Fi
     headers::set_str(
         &mut table,
         headers::ERROR_DETAIL,
-        &truncate_header(&d.failure.detail),
+        &truncate_header(d.failure.detail()),
     );
     headers::set_int(&mut table, headers::ATTEMPTS, i64::from(d.attempts));
     headers::set_str(
