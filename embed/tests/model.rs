@@ -1,8 +1,9 @@
 //! The real model against reference vectors computed once with
 //! sentence-transformers (`scripts/semantic/reference_vectors.py`), plus the
 //! loading errors. Tests that need the model skip, saying so, when
-//! `models/all-MiniLM-L6-v2` (or `$CHUNK_WORKER_MODEL_DIR`) is absent; CI
-//! fetches it first (`scripts/fetch-model.sh`).
+//! `models/all-MiniLM-L6-v2` (or `$CHUNK_WORKER_MODEL_DIR`) is absent, and
+//! fail under `CI=true` (`testkit`); CI fetches it first
+//! (`scripts/fetch-model.sh`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
@@ -11,25 +12,16 @@ use std::sync::OnceLock;
 use embed::{LoadError, MiniLm, Options, MODEL_SHA256};
 use shared::embed::{cosine, Embedder};
 
+/// Where the model is (the tests that read it ask [`model`] first).
 fn model_dir() -> PathBuf {
-    match std::env::var_os("CHUNK_WORKER_MODEL_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/all-MiniLM-L6-v2"),
-    }
+    testkit::model_dir().unwrap_or_default()
 }
 
 fn model() -> Option<&'static MiniLm> {
     static MODEL: OnceLock<Option<MiniLm>> = OnceLock::new();
     MODEL
         .get_or_init(|| {
-            let dir = model_dir();
-            if !dir.join("model.safetensors").is_file() {
-                println!(
-                    "skipped: no model at {} (run scripts/fetch-model.sh)",
-                    dir.display()
-                );
-                return None;
-            }
+            let dir = testkit::model_dir()?;
             Some(MiniLm::load(&dir, Options::default()).expect("the fetched model loads"))
         })
         .as_ref()

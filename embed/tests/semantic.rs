@@ -12,17 +12,7 @@ use shared::sentence::sentence_spans;
 use shared::{DocumentMeta, Embedder, Engine};
 
 fn model() -> Option<Arc<MiniLm>> {
-    let dir = match std::env::var_os("CHUNK_WORKER_MODEL_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/all-MiniLM-L6-v2"),
-    };
-    if !dir.join("model.safetensors").is_file() {
-        println!(
-            "skipped: no model at {} (run scripts/fetch-model.sh)",
-            dir.display()
-        );
-        return None;
-    }
+    let dir = testkit::model_dir()?;
     Some(Arc::new(MiniLm::load(&dir, Options::default()).unwrap()))
 }
 

@@ -13,19 +13,7 @@ use shared::embed::EmbedTokenizer;
 use shared::{DocumentMeta, Engine};
 
 fn model_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("CHUNK_WORKER_MODEL_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/all-MiniLM-L6-v2"),
-    };
-    if dir.join("tokenizer.json").is_file() {
-        Some(dir)
-    } else {
-        println!(
-            "skipped: no model at {} (run scripts/fetch-model.sh)",
-            dir.display()
-        );
-        None
-    }
+    testkit::model_file("tokenizer.json")
 }
 
 #[test]

@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use shared::tokens::{TokenCounter, TokenizerKind};
-use shared::{DocumentMeta, Engine};
+use shared::{DocumentMeta, Engine, Granularity};
 
 use crate::bm25::Bm25;
 use crate::dataset::Dataset;
@@ -72,8 +72,16 @@ pub struct SystemOutput {
 /// A chunker under evaluation.
 #[derive(Debug, Clone)]
 pub enum System {
-    /// A profile of the engine.
-    Profile(String),
+    /// A profile of the engine, at one of its granularities.
+    Profile {
+        /// The profile's name.
+        profile: String,
+        /// The granularity whose chunks are measured; `None`: the
+        /// profile's primary one.
+        granularity: Option<Granularity>,
+        /// Its name in the leaderboard.
+        label: String,
+    },
     /// Chunks made by another system, loaded from JSONL.
     External {
         /// Its name in the leaderboard.
@@ -84,10 +92,28 @@ pub enum System {
 }
 
 impl System {
+    /// `profile` at its primary granularity, named as the profile.
+    pub fn profile(profile: &str) -> Self {
+        Self::Profile {
+            profile: profile.to_owned(),
+            granularity: None,
+            label: profile.to_owned(),
+        }
+    }
+
+    /// `profile` at `granularity`, named `profile [granularity]`.
+    pub fn profile_at(profile: &str, granularity: Granularity) -> Self {
+        Self::Profile {
+            profile: profile.to_owned(),
+            granularity: Some(granularity),
+            label: format!("{profile} [{}]", granularity.as_str()),
+        }
+    }
+
     /// The leaderboard name.
     pub fn name(&self) -> &str {
         match self {
-            Self::Profile(n) => n,
+            Self::Profile { label, .. } => label,
             Self::External { name, .. } => name,
         }
     }
@@ -106,15 +132,30 @@ pub struct Config {
     pub texts: Vec<bool>,
 }
 
-/// Chunks every document of `dataset` with `profile`.
+/// Chunks every document of `dataset` with `profile` and keeps the chunks
+/// of one granularity (`None`: the profile's primary one): a profile with
+/// several granularities is measured one granularity at a time.
 pub fn run_profile(
     engine: &Engine,
     profile: &str,
+    granularity: Option<Granularity>,
     dataset: &Dataset,
 ) -> Result<SystemOutput, EvalError> {
     let p = engine
         .profile(Some(profile))
         .map_err(|e| EvalError::Chunking(e.to_string()))?;
+    let granularity = granularity.unwrap_or(p.granularity);
+    if !p.granularities().contains(&granularity) {
+        return Err(EvalError::Chunking(format!(
+            "{profile} has no {} chunks (its granularities: {})",
+            granularity.as_str(),
+            p.granularities()
+                .iter()
+                .map(|g| g.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     let counter = p.tokenizer.counter();
     let mut out = SystemOutput::default();
     for (doc_index, d) in dataset.documents.iter().enumerate() {
@@ -131,7 +172,11 @@ pub fn run_profile(
             .map_err(|e| EvalError::Chunking(format!("{profile} on {}: {e}", d.name)))?;
         out.latencies_ms
             .push((d.name.clone(), started.elapsed().as_secs_f64() * 1000.0));
-        for c in doc.chunks {
+        for c in doc
+            .chunks
+            .into_iter()
+            .filter(|c| c.granularity == granularity)
+        {
             let from_text = doc.normalized[..c.byte_start as usize].ends_with(c.prefix());
             let text_start = if from_text {
                 c.char_start - u64::from(c.overlap_prefix_chars)
@@ -306,7 +351,11 @@ pub fn evaluate(
         let mut outputs = Vec::new();
         for d in datasets {
             let out = match system {
-                System::Profile(p) => run_profile(engine, p, d)?,
+                System::Profile {
+                    profile,
+                    granularity,
+                    ..
+                } => run_profile(engine, profile, *granularity, d)?,
                 System::External { chunks, .. } => run_external(chunks, d),
             };
             outputs.push(out);
@@ -326,18 +375,26 @@ pub fn evaluate(
         let lat: Vec<f64> = latencies.iter().map(|(_, ms)| *ms).collect();
         let mut slowest = latencies.clone();
         slowest.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let experimental = match system {
-            System::Profile(name) => engine
-                .profiles()
-                .get(name)
-                .map(|p| p.experimental)
-                .unwrap_or(false),
-            System::External { .. } => false,
+        let (experimental, granularity) = match system {
+            System::Profile {
+                profile,
+                granularity,
+                ..
+            } => {
+                let p = engine.profiles().get(profile).ok();
+                (
+                    p.is_some_and(|p| p.experimental),
+                    granularity
+                        .or_else(|| p.map(|p| p.granularity))
+                        .map(|g| g.as_str().to_owned()),
+                )
+            }
+            System::External { .. } => (false, None),
         };
         // An external system gives one text: one row.
         let texts = match system {
             System::External { .. } => vec![false],
-            System::Profile(_) => config.texts.clone(),
+            System::Profile { .. } => config.texts.clone(),
         };
         for (&embed, &retriever) in texts
             .iter()
@@ -369,6 +426,7 @@ pub fn evaluate(
                 name: system.name().to_owned(),
                 external: matches!(system, System::External { .. }),
                 experimental,
+                granularity: granularity.clone(),
                 recommended: false,
                 retriever: retriever.name(),
                 text: if embed { "embed_text" } else { "chunk_text" }.into(),

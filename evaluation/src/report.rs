@@ -20,6 +20,8 @@ pub struct Row {
     pub external: bool,
     /// The profile's strategy is experimental.
     pub experimental: bool,
+    /// The granularity whose chunks were measured (profiles only).
+    pub granularity: Option<String>,
     /// The recommended row (best on the rank metric among non-experimental
     /// profiles meeting the latency SLO).
     pub recommended: bool,
@@ -450,6 +452,7 @@ mod tests {
             name: name.into(),
             external,
             experimental: false,
+            granularity: None,
             recommended: false,
             retriever: "bm25".into(),
             text: "embed_text".into(),

@@ -323,7 +323,8 @@ fn chunk_with_tokens(
     if !profile.active_auxiliaries().is_empty() {
         return crate::multi::chunk_all(&input);
     }
-    let chunks = profile.chunker().chunk(&input)?;
+    let mut chunks = profile.chunker().chunk(&input)?;
+    crate::chunk::seal::seal(&mut chunks, profile, profile.id_primary);
     validate(doc, blocks, &chunks, profile, &chars)?;
     Ok(chunks)
 }

@@ -1,23 +1,37 @@
-//! Seed 002's per-chunk file objects (`chunk-worker chunk --format files`).
+//! The per-chunk JSON file format (`chunk-worker chunk --format files`).
 //!
-//! One object per chunk, field for field as seed 002 defines it: ids built
+//! One object per chunk, field for field as the format defines it: ids built
 //! from the content type and the file's name, `embedText` / `originalText`,
 //! the heading trail with depths and GitHub anchors, positions in the
 //! **original** file in UTF-16 code units, token statistics, prev/next, the
-//! Markdown node types, processing metadata and the optional `source` lines.
-//! Our own record fields ride along under one extra key, `chunkWorker`,
-//! never mixed into seed 002's names. Pure: the caller reads and writes the
+//! Markdown node types (nested ones too), processing metadata and the
+//! optional `source` lines. Our own record fields ride along under one extra
+//! key, `chunkWorker`, never mixed into the format's names.
+//!
+//! A profile with several granularities writes one chain of files per
+//! granularity: the profile's primary granularity under the format's own
+//! names (`{contentType}_{docName}__ch{N}.json`, ids `{contentType}:{docName}::ch{N}`),
+//! exactly what a single-granularity profile writes, and every other
+//! granularity in a folder of its own (`{granularity}/{contentType}_{docName}__ch{N}.json`,
+//! ids `{contentType}:{docName}:{granularity}::ch{N}`). In every chain
+//! `chunkNumber` is the `N` of the name (the chunk's ordinal within its
+//! granularity) and `prevId` / `nextId` link the chunks of that granularity
+//! in order, both ways; `parentId` keeps the format's meaning (the
+//! document), and the link to the coarser chunk that contains this one is
+//! `chunkWorker.parent_chunk_id` with the file's id in
+//! `chunkWorker.parent_file_id`. Pure: the caller reads and writes the
 //! files, and passes the clock's readings when it wants them recorded.
 
 use serde::Serialize;
 
 use crate::chunk::document_title;
+use crate::chunk::record::Granularity;
 use crate::chunk::record::{Chunk, DocumentMeta};
 use crate::chunk::span::{block_span, HeadingTrail};
 use crate::engine::ChunkedDocument;
 use crate::error::ChunkError;
 use crate::markdown::anchors::{github_slug, heading_anchors, Anchor};
-use crate::markdown::{parse_blocks, Block, BlockKind};
+use crate::markdown::{nested_nodes, parse_blocks, Block, BlockKind};
 use crate::profile::Profile;
 use crate::source_map::{SourceMap, Utf16Index};
 
@@ -47,6 +61,8 @@ pub struct FileOptions<'a> {
 /// from it.
 #[derive(Debug)]
 pub struct DocumentParts {
+    /// The granularity written under the format's own names.
+    primary: Granularity,
     parent_id: String,
     file_title: String,
     chunking_options: serde_json::Value,
@@ -55,10 +71,11 @@ pub struct DocumentParts {
     node_types: Vec<Vec<&'static str>>,
 }
 
-/// One chunk's file: its name under `chunks/` and its object.
+/// One chunk's file: its path under `chunks/` and its object.
 #[derive(Debug, Clone, Serialize)]
 pub struct ChunkFile<'a> {
-    /// `{contentType}_{docName}__ch{N}.json`.
+    /// `{contentType}_{docName}__ch{N}.json`, in a folder named after the
+    /// granularity for a granularity other than the primary one.
     #[serde(skip)]
     pub file_name: String,
     /// The object written to it.
@@ -93,6 +110,13 @@ pub struct Seed002Chunk<'a> {
     pub source: SourceLines<'a>,
     /// Our own record fields (ids, hashes, normalized offsets).
     pub chunk_worker: OwnFields<'a>,
+}
+
+impl DocumentParts {
+    /// The granularity written under the format's own names.
+    pub fn primary(&self) -> Granularity {
+        self.primary
+    }
 }
 
 /// Seed 002 `sourcePosition`: the chunk's own span in the original file,
@@ -156,6 +180,16 @@ pub struct SourceLines<'a> {
 pub struct OwnFields<'a> {
     pub chunk_id: &'a str,
     pub content_hash: &'a str,
+    pub granularity: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunk_key: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_table: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_chunk_id: Option<&'a str>,
+    /// The file id of the chunk `parent_chunk_id` names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_file_id: Option<String>,
     pub tenant_id: &'a str,
     pub document_id: &'a str,
     pub source_version_id: &'a str,
@@ -179,6 +213,21 @@ pub fn file_name(content_type: &str, doc_name: &str, n: usize) -> String {
     format!("{content_type}_{doc_name}__ch{n}.json")
 }
 
+/// The folder (under `chunks/`) of a granularity's files: none for the
+/// primary one, the granularity's name for the others.
+pub fn granularity_folder(granularity: Granularity, primary: Granularity) -> Option<&'static str> {
+    (granularity != primary).then(|| granularity.as_str())
+}
+
+/// A chunk's file id: `{contentType}:{docName}::ch{N}`, with the
+/// granularity before `::ch` for a granularity other than the primary one.
+fn file_id(parent_id: &str, folder: Option<&str>, n: u32) -> String {
+    match folder {
+        Some(g) => format!("{parent_id}:{g}::ch{n}"),
+        None => format!("{parent_id}::ch{n}"),
+    }
+}
+
 /// The per-document parts of seed 002's objects for `doc`, chunked from
 /// `original` (the file's bytes as text) with `meta` under `profile`:
 /// positions in the original, heading depths and slugs, node types.
@@ -197,6 +246,7 @@ pub fn document_parts(
     })?;
     let utf16 = Utf16Index::new(original);
     let blocks = parse_blocks(&doc.normalized);
+    let nested = nested_nodes(&doc.normalized);
     let anchors = heading_anchors(&doc.normalized, &blocks);
     let trails = Trails {
         trail: HeadingTrail::new(&blocks),
@@ -220,9 +270,10 @@ pub fn document_parts(
             utf16.line(start),
             utf16.line(end.saturating_sub(1).max(start)),
         ));
-        node_kinds.push(node_types(&blocks, &own));
+        node_kinds.push(node_types(&blocks, &nested, &own));
     }
     Ok(DocumentParts {
+        primary: profile.granularity,
         parent_id: format!("{}:{}", opts.content_type, opts.doc_name),
         file_title: document_title(meta, &blocks).unwrap_or_default(),
         chunking_options: chunking_options(profile),
@@ -232,25 +283,51 @@ pub fn document_parts(
     })
 }
 
-/// Seed 002's objects for every chunk of `doc`, borrowing from `doc`,
-/// `parts` (from [`document_parts`]) and `opts`.
+/// The file objects of every chunk of `doc`, borrowing from `doc`, `parts`
+/// (from [`document_parts`]) and `opts`: one chain per granularity (see the
+/// module docs), in the order of `doc.chunks`.
 pub fn seed002_files<'a>(
     doc: &'a ChunkedDocument,
     parts: &'a DocumentParts,
     opts: &'a FileOptions<'a>,
 ) -> Vec<ChunkFile<'a>> {
-    let id = |n: usize| format!("{}::ch{n}", parts.parent_id);
-    let n = doc.chunks.len();
-    let mut out = Vec::with_capacity(n);
+    let folder = |g: Granularity| granularity_folder(g, parts.primary);
+    // Chunks per granularity (ordinals run 0..n-1 within each), and where
+    // each chunk id's file is, for the parent links.
+    let mut counts = [0u32; 5];
+    let mut files_of: std::collections::HashMap<&str, String> =
+        std::collections::HashMap::with_capacity(doc.chunks.len());
+    for c in &doc.chunks {
+        let slot = crate::chunk::granular::slot(c.granularity);
+        counts[slot] = counts[slot].max(c.ordinal + 1);
+        files_of.insert(
+            &c.chunk_id,
+            file_id(&parts.parent_id, folder(c.granularity), c.ordinal),
+        );
+    }
+    let mut out = Vec::with_capacity(doc.chunks.len());
     for (i, chunk) in doc.chunks.iter().enumerate() {
         let (depths, slugs) = &parts.headers[i];
         let (position, start_line, end_line) = parts.positions[i];
+        let g = chunk.granularity;
+        let n = chunk.ordinal;
+        let in_chain = counts[crate::chunk::granular::slot(g)];
+        let id = |k: u32| file_id(&parts.parent_id, folder(g), k);
+        let name = file_name(opts.content_type, opts.doc_name, n as usize);
+        let mut own = own_fields(chunk);
+        own.parent_file_id = chunk
+            .parent_chunk_id
+            .as_deref()
+            .and_then(|p| files_of.get(p).cloned());
         out.push(ChunkFile {
-            file_name: file_name(opts.content_type, opts.doc_name, i),
+            file_name: match folder(g) {
+                Some(dir) => format!("{dir}/{name}"),
+                None => name,
+            },
             object: Seed002Chunk {
-                id: id(i),
+                id: id(n),
                 parent_id: &parts.parent_id,
-                chunk_number: chunk.ordinal,
+                chunk_number: n,
                 content_type: opts.content_type,
                 embed_text: &chunk.embed_text,
                 original_text: &chunk.chunk_text,
@@ -270,8 +347,8 @@ pub fn seed002_files<'a>(
                         .count()
                         .div_ceil(CHARS_PER_ESTIMATED_TOKEN),
                 },
-                prev_id: i.checked_sub(1).map(id),
-                next_id: (i + 1 < n).then(|| id(i + 1)),
+                prev_id: n.checked_sub(1).map(id),
+                next_id: (n + 1 < in_chain).then(|| id(n + 1)),
                 node_types: parts.node_types[i].clone(),
                 metadata: FileMetadata {
                     source_file: opts.source_file,
@@ -287,7 +364,7 @@ pub fn seed002_files<'a>(
                     start_line,
                     end_line,
                 },
-                chunk_worker: own_fields(chunk),
+                chunk_worker: own,
             },
         });
     }
@@ -318,6 +395,11 @@ fn own_fields(c: &Chunk) -> OwnFields<'_> {
     OwnFields {
         chunk_id: &c.chunk_id,
         content_hash: &c.content_hash,
+        granularity: c.granularity.as_str(),
+        chunk_key: c.chunk_key.as_deref(),
+        is_table: c.is_table,
+        parent_chunk_id: c.parent_chunk_id.as_deref(),
+        parent_file_id: None,
         tenant_id: &c.tenant_id,
         document_id: &c.document_id,
         source_version_id: &c.source_version_id,
@@ -336,23 +418,48 @@ fn own_fields(c: &Chunk) -> OwnFields<'_> {
     }
 }
 
-/// The mdast names of the block kinds the own span touches, in order of
-/// first appearance.
-fn node_types(blocks: &[Block], own: &std::ops::Range<usize>) -> Vec<&'static str> {
+/// The mdast name of a block kind.
+fn node_name(kind: BlockKind) -> &'static str {
+    match kind {
+        BlockKind::Heading { .. } => "heading",
+        BlockKind::Paragraph | BlockKind::Other => "paragraph",
+        BlockKind::List { .. } => "list",
+        BlockKind::Table => "table",
+        BlockKind::Code { .. } => "code",
+        BlockKind::Quote => "blockquote",
+        BlockKind::Html => "html",
+        BlockKind::ThematicBreak => "thematicBreak",
+        BlockKind::FrontMatter => "yaml",
+    }
+}
+
+/// The mdast names of the node types inside the own span, in order of
+/// first appearance: the top-level blocks it touches, then the blocks
+/// nested in them that start inside it (a code block in a list item or
+/// between the tags of an HTML block, a table in a quote, `<pre>` in
+/// HTML, ...).
+fn node_types(
+    blocks: &[Block],
+    nested: &[(usize, BlockKind)],
+    own: &std::ops::Range<usize>,
+) -> Vec<&'static str> {
     let (first, last) = block_span(blocks, own);
+    let mut found: Vec<(usize, &'static str)> = blocks
+        .get(first..=last)
+        .unwrap_or(&[])
+        .iter()
+        .map(|b| (b.range.start.max(own.start), node_name(b.kind)))
+        .collect();
+    let from = nested.partition_point(|(at, _)| *at < own.start);
+    found.extend(
+        nested[from..]
+            .iter()
+            .take_while(|(at, _)| *at < own.end)
+            .map(|&(at, kind)| (at, node_name(kind))),
+    );
+    found.sort_by_key(|(at, _)| *at);
     let mut out: Vec<&'static str> = Vec::new();
-    for b in blocks.get(first..=last).unwrap_or(&[]) {
-        let name = match b.kind {
-            BlockKind::Heading { .. } => "heading",
-            BlockKind::Paragraph | BlockKind::Other => "paragraph",
-            BlockKind::List { .. } => "list",
-            BlockKind::Table => "table",
-            BlockKind::Code { .. } => "code",
-            BlockKind::Quote => "blockquote",
-            BlockKind::Html => "html",
-            BlockKind::ThematicBreak => "thematicBreak",
-            BlockKind::FrontMatter => "yaml",
-        };
+    for (_, name) in found {
         if !out.contains(&name) {
             out.push(name);
         }

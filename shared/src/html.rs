@@ -57,6 +57,7 @@ pub fn to_markdown(html: &[u8]) -> Result<HtmlConversion, ChunkError> {
     let dropped = count_dropped(text);
     let converter = htmd::HtmlToMarkdown::builder()
         .skip_tags(DROPPED_TAGS.to_vec())
+        .add_handler(vec!["pre"], pre_block)
         .build();
     let title = title_of(text, &converter);
     let markdown = converter
@@ -66,6 +67,69 @@ pub fn to_markdown(html: &[u8]) -> Result<HtmlConversion, ChunkError> {
         markdown,
         title,
         dropped,
+    })
+}
+
+/// `<pre>` (with or without `<code>`, nested in any container, its text
+/// coloured by `<span>`s or not) as a fenced code block holding its text
+/// exactly as a browser shows it: every text node, `<br>` as a line break,
+/// no Markdown escaping. The language comes from a `language-*` or `lang-*`
+/// class of the `<pre>` or its `<code>`. The fence is longer than any run
+/// of backticks in the text.
+fn pre_block(
+    _: &dyn htmd::element_handler::Handlers,
+    element: htmd::Element<'_>,
+) -> Option<htmd::element_handler::HandlerResult> {
+    let mut text = String::new();
+    text_of(element.node, &mut text);
+    // A trailing line break closes the last line; the fence adds its own.
+    let text = text.strip_suffix('\n').unwrap_or(&text);
+    let language = language_of(element.node).unwrap_or_default();
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat((longest + 1).max(3));
+    Some(format!("\n\n{fence}{language}\n{text}\n{fence}\n\n").into())
+}
+
+/// The text of `node` and its descendants; `<br>` is a line break.
+fn text_of(node: &htmd::Node, out: &mut String) {
+    use markup5ever_rcdom::NodeData;
+    match &node.data {
+        NodeData::Text { contents } => out.push_str(&contents.borrow()),
+        NodeData::Element { name, .. } if &*name.local == "br" => out.push('\n'),
+        _ => {}
+    }
+    for child in node.children.borrow().iter() {
+        text_of(child, out);
+    }
+}
+
+/// A `language-X` or `lang-X` class on `node` or the first element inside
+/// it (the `<code>` of `<pre><code>`).
+fn language_of(node: &htmd::Node) -> Option<String> {
+    use markup5ever_rcdom::NodeData;
+    let of = |n: &htmd::Node| -> Option<String> {
+        let NodeData::Element { attrs, .. } = &n.data else {
+            return None;
+        };
+        let attrs = attrs.borrow();
+        let class = attrs.iter().find(|a| &*a.name.local == "class")?;
+        class.value.split_whitespace().find_map(|c| {
+            c.strip_prefix("language-")
+                .or_else(|| c.strip_prefix("lang-"))
+                .filter(|l| {
+                    !l.is_empty()
+                        && l.chars()
+                            .all(|ch| ch.is_ascii_alphanumeric() || "+-_.#".contains(ch))
+                })
+                .map(str::to_owned)
+        })
+    };
+    of(node).or_else(|| {
+        node.children
+            .borrow()
+            .iter()
+            .find(|c| matches!(c.data, markup5ever_rcdom::NodeData::Element { .. }))
+            .and_then(|c| of(c))
     })
 }
 
@@ -112,6 +176,67 @@ fn title_of(text: &str, converter: &htmd::HtmlToMarkdown) -> Option<String> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// The fenced blocks of a conversion: (info string, text).
+    fn fenced(markdown: &str) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut lines = markdown.lines();
+        while let Some(line) = lines.next() {
+            let fence: String = line.chars().take_while(|&c| c == '`').collect();
+            if fence.len() < 3 {
+                continue;
+            }
+            let info = line[fence.len()..].to_owned();
+            let mut body = Vec::new();
+            for l in lines.by_ref() {
+                if l == fence {
+                    break;
+                }
+                body.push(l);
+            }
+            out.push((info, body.join("\n")));
+        }
+        out
+    }
+
+    #[test]
+    fn pre_in_any_container_is_a_fenced_block_with_its_text_exactly() {
+        let page = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/html/03-messy-pre.html"
+        ))
+        .unwrap();
+        let md = to_markdown(&page).unwrap().markdown;
+        assert_eq!(
+            fenced(&md),
+            [
+                (
+                    String::new(),
+                    "sudo apt-get install  acme-agent\nacme-agent --config /etc/acme/agent.toml   --verbose"
+                        .to_owned()
+                ),
+                (
+                    "toml".to_owned(),
+                    "# agent.toml\n[server]\nurl = \"https://ingest.example.org\"   # the  ingest endpoint\nretries = 3\ntimeout_ms = 5000"
+                        .to_owned()
+                ),
+                (
+                    "sh".to_owned(),
+                    "$ echo '```' > fence.md\n$ cat fence.md && rm fence.md\n```".to_owned()
+                ),
+            ],
+            "{md}"
+        );
+        assert!(
+            md.contains("````sh\n"),
+            "a fence longer than the text's backticks: {md}"
+        );
+        // `<br>` inside `<pre>` is a line break.
+        let md = to_markdown(b"<div><pre>a<br>b</pre></div>")
+            .unwrap()
+            .markdown;
+        assert_eq!(fenced(&md), [(String::new(), "a\nb".to_owned())], "{md}");
+    }
 
     #[test]
     fn structure_and_links_survive_and_scripts_navigation_and_comments_are_counted() {

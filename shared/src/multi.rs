@@ -54,21 +54,14 @@ pub(crate) fn chunk_all(input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError
             // An auxiliary contributes its own granularity only.
             chunks.retain(|c| c.granularity == sub.granularity);
         }
-        assign_granularities(&mut chunks, sub, &sub.strategy, |c| c.granularity);
+        assign_granularities(&mut chunks, |c| c.granularity);
+        crate::chunk::seal::seal(&mut chunks, sub, primary);
         let coverage = match (auxiliary, sub.granularity) {
             (_, Granularity::Document) => Coverage::None,
             (true, Granularity::Table) => Coverage::Tables,
             _ => Coverage::All,
         };
-        validate_scoped(
-            input.doc,
-            input.blocks,
-            &chunks,
-            sub,
-            primary,
-            coverage,
-            input.chars,
-        )?;
+        validate_scoped(input.doc, input.blocks, &chunks, sub, coverage, input.chars)?;
         Ok(chunks)
     };
     let auxiliaries = profile.active_auxiliaries();

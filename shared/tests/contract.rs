@@ -105,6 +105,19 @@ fn every_profile_keeps_the_contract_on_every_fixture() {
                     ));
                     break;
                 }
+                let key = c.chunk_key.as_deref().unwrap_or("");
+                let table = c.granularity == shared::Granularity::Table
+                    || c.chunk_type == shared::ChunkType::Table;
+                if !key.starts_with(&format!("{}:", c.document_id))
+                    || !key.ends_with(&format!(":{}:{}", c.granularity.as_str(), c.ordinal))
+                    || c.is_table != Some(table)
+                {
+                    failures.push(format!(
+                        "{} / {name}: chunk {} has chunk_key {:?} and is_table {:?}",
+                        profile.name, c.ordinal, c.chunk_key, c.is_table
+                    ));
+                    break;
+                }
                 if c.profile != profile.name || c.chunker_version != profile.chunker_version {
                     failures.push(format!(
                         "{} / {name}: chunk {} names {} / {}",

@@ -348,10 +348,12 @@ fn multi_granularity_off_runs_the_primary_alone_exactly_as_before() {
     assert_eq!(h.chunker_version, "structural:1.3.0");
     assert_eq!(h.chunks.len(), spec.chunks.len());
     for (a, b) in h.chunks.iter().zip(&spec.chunks) {
+        // Every chunk has a key now, the same one as spec-v1's.
         assert_eq!(
             (&a.chunk_id, &a.chunk_text, a.chunk_key.as_ref()),
-            (&b.chunk_id, &b.chunk_text, None)
+            (&b.chunk_id, &b.chunk_text, b.chunk_key.as_ref())
         );
+        assert!(a.chunk_key.is_some());
     }
     let per_profile = parse(
         "name = \"h\"\nstrategy = \"structural\"\nmulti_granularity = false\n[params]\ntarget_tokens = 350\nhard_max_tokens = 520\n[[auxiliary]]\nstrategy = \"document\"\ngranularity = \"document\"\n",

@@ -20,7 +20,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// The SPEC 3.5 chunk record fields, in JSONL order (no `created_at`).
-const CHUNK_KEYS: [&str; 26] = [
+const CHUNK_KEYS: [&str; 28] = [
     "chunk_id",
     "tenant_id",
     "document_id",
@@ -47,6 +47,8 @@ const CHUNK_KEYS: [&str; 26] = [
     "tokenizer",
     "source_url",
     "file_path",
+    "chunk_key",
+    "is_table",
 ];
 
 fn fixtures() -> PathBuf {
@@ -254,7 +256,7 @@ fn output_is_byte_identical_across_runs() {
 #[test]
 fn one_core_writes_what_two_threads_write() {
     let Ok(probe) = Command::new("taskset").args(["-c", "0", "true"]).output() else {
-        println!("skipped: no taskset on this machine");
+        testkit::missing::<()>("taskset", "install util-linux");
         return;
     };
     assert!(probe.status.success());

@@ -5,7 +5,7 @@ use crate::chunk::piece::{Piece, Prefix};
 use crate::chunk::record::{Chunk, ChunkType, DocumentMeta};
 use crate::chunk::window::fit_pieces;
 use crate::embed::EmbedTokenizer;
-use crate::ids::{canonical_text, chunk_id, content_hash, unclosed_fence, IdInput};
+use crate::ids::unclosed_fence;
 use crate::markdown::{Block, BlockKind, CharIndex};
 use crate::profile::{BreadcrumbMode, Profile};
 use crate::strategy::ChunkInput;
@@ -203,29 +203,17 @@ pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Ch
             };
             let (embed_text, embed_token_count) =
                 embed_text(&piece, &chunk_text, token_count, ctx, window);
-            let canonical = canonical_text(&chunk_text);
-            let id_input = IdInput {
-                tenant_id: &ctx.meta.tenant_id,
-                document_id: &ctx.meta.document_id,
-                source_version_id: &ctx.meta.source_version_id,
-                ordinal,
-                canonical_text: &canonical,
-                block_start_idx: to_u32(piece.blocks.0),
-                block_end_idx: to_u32(piece.blocks.1),
-                char_start,
-                char_end,
-                granularity: ctx.profile.granularity,
-                primary: ctx.profile.id_primary,
-            };
             Chunk {
-                chunk_id: chunk_id(ctx.profile.id_formula, &id_input),
+                // Derived from the final record when the engine seals it
+                // (`chunk::seal`), as the content hash and the key are.
+                chunk_id: String::new(),
                 tenant_id: ctx.meta.tenant_id.clone(),
                 document_id: ctx.meta.document_id.clone(),
                 source_version_id: ctx.meta.source_version_id.clone(),
                 ordinal,
                 granularity: ctx.profile.granularity,
                 chunk_type: piece.chunk_type,
-                content_hash: content_hash(&canonical, &piece.headings),
+                content_hash: String::new(),
                 headings_path: piece.headings,
                 chunk_path,
                 overlap_prefix_chars: to_u32(prefix.chars().count()),

@@ -2,14 +2,16 @@
 //! of oversized units at sentences, token windows, table rows (header
 //! repeated) and code lines (re-fenced) ([`split`]), spans and heading paths
 //! of arbitrary ranges ([`span`]), overlap copied from the preceding text
-//! ([`span::chunks_from_spans`]), record building with ids and breadcrumbs
+//! ([`span::chunks_from_spans`]), record building with breadcrumbs
 //! ([`build`]), fitting chunks to an embedder's window ([`window`]), the
-//! chunk record ([`record`]) and the validation checklist ([`validate`]).
+//! chunk record ([`record`]), ids, content hashes and keys derived from the
+//! final records ([`seal`]) and the validation checklist ([`validate`]).
 
 pub(crate) mod build;
 pub use build::document_title;
 pub(crate) mod granular;
 pub(crate) mod piece;
+pub(crate) mod seal;
 pub use granular::chunk_key;
 pub mod json;
 pub mod record;

@@ -74,6 +74,15 @@ pub enum Granularity {
 }
 
 impl Granularity {
+    /// Every granularity, coarse to fine.
+    pub const ALL: [Granularity; 5] = [
+        Self::Document,
+        Self::Section,
+        Self::Paragraph,
+        Self::Table,
+        Self::Window,
+    ];
+
     /// The wire spelling (`section`).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -186,18 +195,17 @@ pub struct Chunk {
     /// The document metadata of the message (absent when none was given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Arc<serde_json::Value>>,
-    /// Seed 001's readable key, `{document_id}:{strategy}:{granularity}:{ordinal}`.
-    /// Carried by the records of granularity-aware strategies and
-    /// multi-granularity profiles (absent on the section-only profiles, whose
-    /// output stays byte for byte as before).
+    /// Seed 001's readable key, `{document_id}:{strategy}:{granularity}:{ordinal}`,
+    /// on every chunk the engine emits (an `Option` only so that records
+    /// written before it was universal still read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chunk_key: Option<String>,
     /// The id of the chunk of the next coarser granularity whose own span
     /// contains this chunk's own span (multi-granularity profiles), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_chunk_id: Option<String>,
-    /// Whether the chunk holds (a piece of) a table; set wherever
-    /// `chunk_key` is.
+    /// Whether the chunk holds (a piece of) a table (granularity `table` or
+    /// type `table`); on every chunk, as `chunk_key` is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_table: Option<bool>,
     /// The `table` strategy's structured digest of a table (columns, row

@@ -3,20 +3,21 @@
 //! strategy declares for itself ([`Rules`]).
 //!
 //! It re-derives what it needs from the normalized document and its blocks
-//! (ids, spans, Markdown validity of every chunk text) instead of trusting
-//! the strategy that produced the chunks, so a bug in any strategy surfaces as
-//! `VALIDATION_FAILED` and is never emitted silently. Token counts are
+//! (spans, Markdown validity of every chunk text) instead of trusting the
+//! strategy that produced the chunks, so a bug in any strategy surfaces as
+//! `VALIDATION_FAILED` and is never emitted silently. Ids, content hashes
+//! and keys are no strategy's: the engine derives them from the final
+//! records right before this runs (`chunk::seal`), in every build; here
+//! they are checked to be unique and to name their chunk. Token counts are
 //! trusted as computed (they are exact counts; the corpus tests compare them
 //! with tiktoken).
 
 use pulldown_cmark::{Event, Parser, Tag};
 
-use crate::chunk::granular::{chunk_key, slot};
+use crate::chunk::granular::{chunk_key, is_table, slot};
 use crate::chunk::record::{Chunk, ChunkType, Granularity};
 use crate::error::ChunkError;
 use crate::ids::unclosed_fence;
-#[cfg(debug_assertions)]
-use crate::ids::{canonical_text, chunk_id, IdInput};
 use crate::markdown::{pipe_rows, Block, BlockKind, CharIndex};
 use crate::normalize::{parser_options, NormalizedDocument};
 use crate::profile::Profile;
@@ -54,26 +55,16 @@ pub fn validate(
     } else {
         Coverage::All
     };
-    validate_scoped(
-        doc,
-        blocks,
-        chunks,
-        profile,
-        profile.id_primary,
-        coverage,
-        chars,
-    )
+    validate_scoped(doc, blocks, chunks, profile, coverage, chars)
 }
 
-/// [`validate`] for one granularity of a multi-granularity profile: ids are
-/// namespaced against the profile's `primary` granularity, and `coverage`
-/// says what the chunks must cover.
+/// [`validate`] for one granularity of a multi-granularity profile:
+/// `coverage` says what the chunks must cover.
 pub fn validate_scoped(
     doc: &NormalizedDocument,
     blocks: &[Block],
     chunks: &[Chunk],
     profile: &Profile,
-    primary: Granularity,
     coverage: Coverage,
     chars: &CharIndex<'_>,
 ) -> Result<(), ChunkError> {
@@ -81,8 +72,6 @@ pub fn validate_scoped(
     let rules = profile.rules();
     let hard_max = profile.hard_max_tokens();
     let mut v = Violations::default();
-    #[cfg(not(debug_assertions))]
-    let _ = primary;
     let mut seen_ids = std::collections::HashSet::new();
     let first_heading = blocks
         .iter()
@@ -102,10 +91,18 @@ pub fn validate_scoped(
             ));
         }
         *expected = c.ordinal.saturating_add(1);
-        if let Some(key) = &c.chunk_key {
-            if *key != chunk_key(&c.document_id, &profile.strategy, c.granularity, c.ordinal) {
-                v.push(format!("{at}: chunk_key {key} does not name the chunk"));
-            }
+        match &c.chunk_key {
+            Some(key)
+                if *key
+                    == chunk_key(&c.document_id, &profile.strategy, c.granularity, c.ordinal) => {}
+            Some(key) => v.push(format!("{at}: chunk_key {key} does not name the chunk")),
+            None => v.push(format!("{at}: chunk_key missing")),
+        }
+        if c.is_table != Some(is_table(c.granularity, c.chunk_type)) {
+            v.push(format!(
+                "{at}: is_table {:?} does not say whether it holds a table",
+                c.is_table
+            ));
         }
         if c.token_count as usize > hard_max {
             v.push(format!(
@@ -138,12 +135,6 @@ pub fn validate_scoped(
         if !seen_ids.insert(c.chunk_id.as_str()) {
             v.push(format!("{at}: duplicate chunk id"));
         }
-        // The id is re-derived in debug builds (every test): in release the
-        // record is immutable after `build`, which derived it from the same
-        // text with the same function, and the check cost 7% of the engine's
-        // time (issue 18).
-        #[cfg(debug_assertions)]
-        check_id(c, profile, primary, &at, &mut v);
         check_markdown(c, &rules, &at, &mut v);
         if rules.headings_path {
             check_heading_path(blocks, first_heading, c, &at, &mut v);
@@ -166,31 +157,6 @@ struct At(usize, u64, u64);
 impl std::fmt::Display for At {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "chunk {} ({}..{})", self.0, self.1, self.2)
-    }
-}
-
-/// The chunk id re-derived from the chunk's text and position.
-#[cfg(debug_assertions)]
-fn check_id(c: &Chunk, profile: &Profile, primary: Granularity, at: &At, v: &mut Violations) {
-    let canonical = canonical_text(&c.chunk_text);
-    let expected = chunk_id(
-        profile.id_formula,
-        &IdInput {
-            tenant_id: &c.tenant_id,
-            document_id: &c.document_id,
-            source_version_id: &c.source_version_id,
-            ordinal: c.ordinal,
-            canonical_text: &canonical,
-            block_start_idx: c.block_start_idx,
-            block_end_idx: c.block_end_idx,
-            char_start: c.char_start,
-            char_end: c.char_end,
-            granularity: c.granularity,
-            primary,
-        },
-    );
-    if expected != c.chunk_id {
-        v.push(format!("{at}: chunk id does not match the id formula"));
     }
 }
 

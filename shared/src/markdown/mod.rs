@@ -7,6 +7,7 @@
 //! block, so that every non-whitespace byte of the document is in a block.
 
 pub mod anchors;
+mod nested;
 mod offsets;
 pub mod pipe_rows;
 
@@ -14,6 +15,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Tag, TagEnd};
 
+pub use nested::nested_nodes;
 pub use offsets::CharIndex;
 pub(crate) use offsets::UnitIndex;
 

@@ -14,10 +14,11 @@ const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
 /// their behaviour: table modes, atomic sections, windows around tables.
 /// HTML pages (issue 10, seed 004): converted, then chunked (`html/` under
 /// the fixtures; the snapshot also names what the conversion left out).
-const HTML_SNAPSHOTS: [(&str, &str); 3] = [
+const HTML_SNAPSHOTS: [(&str, &str); 4] = [
     ("html/01-article", "spec-v1"),
     ("html/02-messy", "spec-v1"),
     ("html/02-messy", "hierarchy-v1"),
+    ("html/03-messy-pre", "spec-v1"),
 ];
 const EXTRA_SNAPSHOTS: [(&str, &str); 14] = [
     ("03-big-table", "table-v1"),

@@ -52,6 +52,8 @@ proptest! {
                 y2.chunk_id.clone_from(&x.chunk_id);
                 y2.document_id.clone_from(&x.document_id);
                 y2.file_path.clone_from(&x.file_path);
+                // The key names the document too.
+                y2.chunk_key.clone_from(&x.chunk_key);
                 prop_assert_eq!(x, &y2);
             }
         }

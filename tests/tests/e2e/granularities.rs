@@ -169,3 +169,58 @@ async fn window_and_table_chunks_numbered_from_zero_are_stored_side_by_side() ->
     assert_eq!(ev["chunk_count"].as_u64().unwrap() as usize, stored.len());
     app.cleanup().await
 }
+
+/// Every profile's chunks are stored with `chunk_key` and `is_table`; rows
+/// stored before that (NULL) are back-filled by migration 0013 to exactly
+/// what the engine writes now.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_profiles_chunks_carry_keys_and_old_rows_are_back_filled() -> R {
+    let app = TestApp::spawn().await?;
+    for (document, profile) in [
+        ("keyed-spec", "spec-v1"),
+        ("keyed-recursive", "recursive-v1"),
+    ] {
+        let mut msg = message("acme-prod", document, "v1", DOC);
+        msg["profile"] = json!(profile);
+        app.publish_json(&msg).await?;
+        app.wait_stored(document, "v1").await?;
+    }
+    let stored: Vec<(String, i32, Option<String>, Option<bool>)> = sqlx::query_as(
+        "SELECT document_id, ordinal, chunk_key, is_table FROM chunks ORDER BY 1, 2",
+    )
+    .fetch_all(&app.pool)
+    .await?;
+    assert!(stored.len() > 2);
+    for (document, ordinal, key, table) in &stored {
+        let strategy = if document == "keyed-spec" {
+            "structural"
+        } else {
+            "recursive"
+        };
+        assert_eq!(
+            key.as_deref(),
+            Some(format!("{document}:{strategy}:section:{ordinal}").as_str())
+        );
+        assert!(table.is_some(), "{document} #{ordinal}");
+    }
+    assert!(
+        stored.iter().any(|r| r.3 == Some(true)),
+        "the table is a table"
+    );
+    // As a release before every chunk had a key stored them.
+    sqlx::query("UPDATE chunks SET chunk_key = NULL, is_table = NULL")
+        .execute(&app.pool)
+        .await?;
+    let migration = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../migrations/0013_chunk_keys_everywhere.sql"),
+    )?;
+    sqlx::raw_sql(&migration).execute(&app.pool).await?;
+    let back: Vec<(String, i32, Option<String>, Option<bool>)> = sqlx::query_as(
+        "SELECT document_id, ordinal, chunk_key, is_table FROM chunks ORDER BY 1, 2",
+    )
+    .fetch_all(&app.pool)
+    .await?;
+    assert_eq!(back, stored);
+    app.cleanup().await
+}

@@ -4,7 +4,7 @@
 //! without a GPU. Skips, saying so, without the model
 //! (`scripts/fetch-model.sh`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use shared::{DocumentMeta, Engine};
@@ -14,19 +14,7 @@ use worker::config::Settings;
 type R = anyhow::Result<()>;
 
 fn model_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("CHUNK_WORKER_MODEL_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../models/all-MiniLM-L6-v2"),
-    };
-    if dir.join("model.safetensors").is_file() {
-        Some(dir)
-    } else {
-        println!(
-            "skipped: no model at {} (run scripts/fetch-model.sh)",
-            dir.display()
-        );
-        None
-    }
+    testkit::model_dir()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

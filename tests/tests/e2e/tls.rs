@@ -37,7 +37,10 @@ async fn pg_ssl_in_use(s: &Settings) -> anyhow::Result<bool> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_verify_full_with_a_ca_file_and_a_client_certificate() -> R {
     let Some(bindir) = pg_bindir() else {
-        println!("skipped: no Postgres server programs here (pg_config --bindir has no initdb)");
+        testkit::missing::<()>(
+            "Postgres's server programs (pg_config --bindir has no initdb)",
+            "install the postgresql server package",
+        );
         return Ok(());
     };
     let pki = Pki::generate()?;
@@ -103,7 +106,7 @@ async fn amqps_declares(s: &Settings) -> anyhow::Result<()> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn amqps_with_a_ca_file_a_client_certificate_and_name_verification() -> R {
     if !rabbitmq_installed() {
-        println!("skipped: rabbitmq-server is not installed here");
+        testkit::missing::<()>("rabbitmq-server", "install the rabbitmq-server package");
         return Ok(());
     }
     let pki = Pki::generate()?;

@@ -271,12 +271,19 @@ pub struct EvalArgs {
     /// Dataset directories [default: eval/retrieval and eval/boundaries].
     #[arg(long = "dataset", value_name = "DIR")]
     pub datasets: Vec<PathBuf>,
-    /// Profiles to measure, comma-separated [default: every usable profile].
+    /// Profiles to measure, comma-separated [default: every usable profile,
+    /// each at its primary granularity].
     #[arg(long, value_delimiter = ',', value_name = "P1,P2")]
     pub profiles: Vec<String>,
-    /// Every usable profile (the default).
-    #[arg(long, conflicts_with = "profiles")]
+    /// Every usable profile, and a profile with several granularities once
+    /// per granularity (rows named `profile [granularity]`).
+    #[arg(long, conflicts_with_all = ["profiles", "granularity"])]
     pub all: bool,
+    /// Measure this granularity of the profiles (a profile with several
+    /// granularities is measured one at a time) [default: each profile's
+    /// primary granularity]; without --profiles, every profile that has it.
+    #[arg(long, value_parser = ["document", "section", "paragraph", "window", "table"])]
+    pub granularity: Option<String>,
     /// Another system's chunks, as NAME=FILE.jsonl (repeatable).
     #[arg(long = "external", value_name = "NAME=FILE.jsonl")]
     pub externals: Vec<String>,

@@ -117,7 +117,7 @@ impl Chunker for DocumentChunker {
         ctx.close_fences = false;
         let mut chunks = build_chunks(vec![plain_piece(input.blocks, &trail, own)], &ctx);
         let g = input.profile.granularity;
-        assign_granularities(&mut chunks, input.profile, &input.profile.strategy, |_| g);
+        assign_granularities(&mut chunks, |_| g);
         Ok(chunks)
     }
 

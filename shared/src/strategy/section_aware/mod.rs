@@ -335,7 +335,7 @@ impl Chunker for SectionAwareChunker {
         let ctx = BuildContext::new(input, document_title(input.meta, blocks));
         let mut chunks = build_chunks(out, &ctx);
         let g = input.profile.granularity;
-        assign_granularities(&mut chunks, input.profile, &input.profile.strategy, |_| g);
+        assign_granularities(&mut chunks, |_| g);
         Ok(chunks)
     }
 

@@ -217,11 +217,7 @@ impl Chunker for SlidingWindowChunker {
             let i = tables.partition_point(|t| t.end <= at);
             tables.get(i).is_some_and(|t| t.start <= at)
         };
-        assign_granularities(
-            &mut chunks,
-            input.profile,
-            &input.profile.strategy,
-            |c| {
+        assign_granularities(&mut chunks, |c| {
                 if in_table(c) {
                     Granularity::Table
                 } else {

@@ -410,7 +410,7 @@ impl Chunker for TableChunker {
             let at = c.byte_start as usize;
             spans.iter().any(|s| s.start <= at && at < s.end)
         };
-        assign_granularities(&mut chunks, input.profile, &input.profile.strategy, |c| {
+        assign_granularities(&mut chunks, |c| {
             if in_table(c) {
                 Granularity::Table
             } else {

@@ -16,6 +16,14 @@ use crate::cli::{EvalArgs, EvalText};
 /// The datasets used when none is named: the repository's.
 pub const DEFAULT_DATASETS: [&str; 2] = ["eval/retrieval", "eval/boundaries"];
 
+/// A granularity named on the command line (clap checked the spelling).
+fn parse_granularity(name: &str) -> shared::Granularity {
+    shared::Granularity::ALL
+        .into_iter()
+        .find(|g| g.as_str() == name)
+        .unwrap_or(shared::Granularity::Section)
+}
+
 /// Runs the evaluation.
 pub fn run(
     args: &EvalArgs,
@@ -30,6 +38,7 @@ pub fn run(
     // Every profile is evaluated unless some are named; semantic ones only
     // when the model is in place (loaded then).
     let every = args.profiles.is_empty() || args.all;
+    let granularity = args.granularity.as_deref().map(parse_granularity);
     let named: Vec<&str> = args.profiles.iter().map(String::as_str).collect();
     let mut semantic = args.select.semantic_settings();
     let dense = args.retriever != "bm25";
@@ -64,10 +73,37 @@ pub fn run(
         args.profiles.clone()
     };
     for name in names {
-        engine
+        let profile = engine
             .profile(Some(&name))
             .map_err(|e| OfflineError::Usage(e.to_string()))?;
-        systems.push(System::Profile(name));
+        let granularities = profile.granularities();
+        match granularity {
+            // One row per granularity of a profile that has several.
+            None if args.all && granularities.len() > 1 => {
+                systems.extend(granularities.iter().map(|g| System::profile_at(&name, *g)));
+            }
+            None => systems.push(System::profile(&name)),
+            Some(g) if granularities.contains(&g) => {
+                systems.push(if g == profile.granularity && granularities.len() == 1 {
+                    System::profile(&name)
+                } else {
+                    System::profile_at(&name, g)
+                });
+            }
+            // Named: an error; among every profile: not one that has it.
+            Some(g) if !args.profiles.is_empty() => {
+                return Err(OfflineError::Usage(format!(
+                    "--granularity {}: {name} has no such chunks (its granularities: {})",
+                    g.as_str(),
+                    granularities
+                        .iter()
+                        .map(|g| g.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )))
+            }
+            Some(_) => {}
+        }
     }
     for spec in &args.externals {
         let (name, file) = spec.split_once('=').ok_or_else(|| {

@@ -1,10 +1,12 @@
-//! `chunk --format files`: seed 002's per-chunk JSON files, written safely.
+//! `chunk --format files`: the per-chunk JSON files, written safely.
 //!
 //! A document's files are first written to a temporary directory inside
 //! `--out` (same file system), then renamed into `chunks/` one by one, then
 //! the document's stale higher-numbered files from an earlier run are
-//! removed. A document that fails to chunk never reaches this module, so
-//! its previous files stay as they were.
+//! removed, in `chunks/` and in every granularity's folder (a profile with
+//! several granularities writes the others under `chunks/{granularity}/`,
+//! `shared::export`). A document that fails to chunk never reaches this
+//! module, so its previous files stay as they were.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -13,7 +15,10 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::JoinHandle;
 
-use shared::export::{document_parts, file_name, seed002_files, DocumentParts, FileOptions};
+use shared::export::{
+    document_parts, file_name, granularity_folder, seed002_files, DocumentParts, FileOptions,
+};
+use shared::Granularity;
 use shared::{ChunkError, ChunkedDocument, DocumentMeta, Profile};
 
 use super::{file_stem, Input, OfflineError};
@@ -251,7 +256,6 @@ impl Drop for FilesOut {
 }
 
 impl Target {
-    /// Writes one document's files: temporary directory, rename into
     /// Writes one document's files: into the run's temporary directory,
     /// then renamed into place; a file whose bytes are already in place (a
     /// re-run of an unchanged document) is left alone, so its modification
@@ -268,6 +272,19 @@ impl Target {
             timestamps: job.timestamps.clone(),
         };
         let files = seed002_files(&job.doc, &job.parts, &opts);
+        let primary = job.parts.primary();
+        // Each granularity's folder below `chunks/` (none for the primary
+        // one), and how many files it gets.
+        let folder = |g: Granularity| granularity_folder(g, primary).unwrap_or("");
+        let counts =
+            Granularity::ALL.map(|g| job.doc.chunks.iter().filter(|c| c.granularity == g).count());
+        for (g, &n) in Granularity::ALL.iter().zip(&counts) {
+            if n > 0 {
+                for dir in [self.chunks.join(folder(*g)), tmp.join(folder(*g))] {
+                    fs::create_dir_all(&dir).map_err(|e| fail(&dir, e))?;
+                }
+            }
+        }
         // Only a document that has files already is compared file by file.
         let earlier = self
             .chunks
@@ -290,14 +307,30 @@ impl Target {
             let (from, to) = (tmp.join(file), self.chunks.join(file));
             fs::rename(&from, &to).map_err(|e| fail(&to, e))?;
         }
-        // An earlier run's higher-numbered files of this document.
-        let mut n = files.len();
-        loop {
-            let stale = self.chunks.join(file_name(&self.content_type, name, n));
-            match fs::remove_file(&stale) {
-                Ok(()) => n += 1,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => break,
-                Err(e) => return Err(fail(&stale, e)),
+        // An earlier run's higher-numbered files of this document: in the
+        // primary chain (`chunks/`) and in every granularity's folder,
+        // including the folder named after this run's primary granularity
+        // (an earlier run whose primary was another wrote it there).
+        let chains = Granularity::ALL
+            .iter()
+            .zip(&counts)
+            .filter(|(g, _)| **g == primary)
+            .map(|(_, &n)| (self.chunks.clone(), n))
+            .chain(Granularity::ALL.iter().zip(&counts).map(|(g, &n)| {
+                (
+                    self.chunks.join(g.as_str()),
+                    if *g == primary { 0 } else { n },
+                )
+            }));
+        for (dir, written) in chains {
+            let mut n = written;
+            loop {
+                let stale = dir.join(file_name(&self.content_type, name, n));
+                match fs::remove_file(&stale) {
+                    Ok(()) => n += 1,
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => break,
+                    Err(e) => return Err(fail(&stale, e)),
+                }
             }
         }
         Ok(())

@@ -38,15 +38,15 @@ pub fn report(args: &ReportArgs, mut stderr: impl Write) -> Result<Summary, Offl
     let names = profile_names(args);
     let used: Vec<&str> = names.iter().map(String::as_str).collect();
     let engine = engine_for(&args.select, &used)?;
-    let profiles = names
-        .iter()
-        .map(|name| {
-            engine
-                .profile(Some(name))
-                .map(ProfileInfo::of)
-                .map_err(|e| OfflineError::Usage(e.to_string()))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    // One lane per profile, and per granularity of a profile that has
+    // several (its granularities overlap: one lane could not show them).
+    let mut profiles = Vec::new();
+    for name in &names {
+        let profile = engine
+            .profile(Some(name))
+            .map_err(|e| OfflineError::Usage(e.to_string()))?;
+        profiles.extend(ProfileInfo::lanes(profile));
+    }
     let inputs = collect_inputs(&args.paths);
     if inputs.is_empty() {
         let given: Vec<_> = args.paths.iter().map(|p| p.display().to_string()).collect();
@@ -62,6 +62,7 @@ pub fn report(args: &ReportArgs, mut stderr: impl Write) -> Result<Summary, Offl
     let mut failures = Vec::new();
     for input in &inputs {
         let (file, failed) = report_file(&engine, &names, input);
+        let file = file.map(|f| f.into_lanes(&names, &profiles));
         for failure in &failed {
             // Nothing useful can be done when stderr itself is gone.
             writeln!(stderr, "{failure}").ok();
@@ -96,8 +97,8 @@ pub fn report(args: &ReportArgs, mut stderr: impl Write) -> Result<Summary, Offl
         page.len().div_ceil(1024),
         files.len(),
         if files.len() == 1 { "" } else { "s" },
-        profiles.len(),
-        if profiles.len() == 1 { "" } else { "s" },
+        names.len(),
+        if names.len() == 1 { "" } else { "s" },
         names.join(", "),
         summary.failed,
     )

@@ -80,15 +80,22 @@ fn header(out: &mut String, page: &Page<'_>) {
         .filter_map(|r| r.as_ref().ok())
         .map(|d| d.chunks.len())
         .sum();
+    let mut names: Vec<&str> = page.profiles.iter().map(|p| p.name.as_str()).collect();
+    names.dedup();
+    let lanes = if names.len() == page.profiles.len() {
+        String::new()
+    } else {
+        format!(" ({} lanes: one per granularity)", page.profiles.len())
+    };
     let _ = write!(
         out,
-        "chunk-worker {} \u{b7} {} file{} \u{b7} {} profile{} \u{b7} {chunks} chunks \u{b7} \
-         click a chunk for its id, hashes and embed_text",
+        "chunk-worker {} \u{b7} {} file{} \u{b7} {} profile{}{lanes} \u{b7} {chunks} chunks \u{b7} \
+         click a chunk for its id, hashes, parent and embed_text",
         env!("CARGO_PKG_VERSION"),
         page.files.len(),
         plural(page.files.len()),
-        page.profiles.len(),
-        plural(page.profiles.len()),
+        names.len(),
+        plural(names.len()),
     );
     out.push_str(
         "</p>\n<div class=\"tables\"><table class=\"sum\"><thead><tr><th>profile</th>\
@@ -108,7 +115,7 @@ fn header(out: &mut String, page: &Page<'_>) {
             versions.push(&profile.chunker_version);
         }
         out.push_str("<tr><td><b>");
-        push_text(out, &profile.name);
+        push_text(out, &profile.title());
         out.push_str("</b></td><td>");
         push_text(out, &versions.join(", "));
         out.push_str("</td><td>");
@@ -152,7 +159,7 @@ fn files_table(out: &mut String, page: &Page<'_>) {
     out.push_str("<table class=\"sum\"><thead><tr><th>file</th><th>bytes</th>");
     for profile in page.profiles {
         out.push_str("<th>");
-        push_text(out, &profile.name);
+        push_text(out, &profile.title());
         out.push_str("</th>");
     }
     out.push_str("</tr></thead><tbody>\n");
@@ -185,7 +192,7 @@ fn file_section(out: &mut String, page: &Page<'_>, n: usize, file: &FileReport) 
     );
     for (profile, run) in page.profiles.iter().zip(&file.runs) {
         out.push_str("<div class=\"col\"><div class=\"colhead\"><div class=\"ph\"><b>");
-        push_text(out, &profile.name);
+        push_text(out, &profile.title());
         out.push_str("</b> <span class=\"dim\">");
         match run {
             Ok(doc) => {
@@ -209,14 +216,14 @@ fn file_section(out: &mut String, page: &Page<'_>, n: usize, file: &FileReport) 
                     profile.hard_max,
                 ));
                 out.push_str("</div>\n<div class=\"doc\" data-profile=\"");
-                push_attr(out, &profile.name);
+                push_attr(out, &profile.title());
                 out.push_str("\">");
                 document(out, &Layout::new(doc));
                 out.push_str("</div></div>\n");
             }
             Err(line) => {
                 out.push_str("</span></div></div>\n<div class=\"doc failed\" data-profile=\"");
-                push_attr(out, &profile.name);
+                push_attr(out, &profile.title());
                 out.push_str("\">");
                 push_text(out, line);
                 out.push_str("</div></div>\n");
@@ -265,6 +272,10 @@ fn document(out: &mut String, layout: &Layout<'_>) {
                 }
                 attr(out, "path", &c.chunk_path);
                 attr(out, "id", &c.chunk_id);
+                attr(out, "g", c.granularity.as_str());
+                if let Some(parent) = &c.parent_chunk_id {
+                    attr(out, "parent", parent);
+                }
                 attr(out, "hash", &c.content_hash);
                 match view.embed_head {
                     Some("") => {}

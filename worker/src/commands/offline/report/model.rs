@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use shared::{Chunk, ChunkedDocument, Profile};
+use shared::{Chunk, ChunkedDocument, Granularity, Profile};
 
 /// One top-level piece of the document: a chunk's own span or the text
 /// between two spans (blank lines, skipped front matter).
@@ -176,11 +176,14 @@ impl<'a> ChunkView<'a> {
     }
 }
 
-/// What the page says about a profile.
+/// What the page says about a profile, or about one granularity of a
+/// profile that has several (a lane of its own).
 #[derive(Debug, Clone)]
 pub(super) struct ProfileInfo {
     /// The profile's name.
     pub name: String,
+    /// The granularity of the lane, for a profile with several.
+    pub granularity: Option<Granularity>,
     /// `strategy:version`.
     pub chunker_version: String,
     /// The tokenizer token counts are in.
@@ -197,10 +200,46 @@ impl ProfileInfo {
         let limits = profile.limits();
         Self {
             name: profile.name.clone(),
+            granularity: None,
             chunker_version: profile.chunker_version.clone(),
             tokenizer: profile.tokenizer.name().to_owned(),
             target: limits.target_tokens,
             hard_max: limits.hard_max_tokens,
+        }
+    }
+
+    /// The lanes of `profile`: itself, or one per granularity when it has
+    /// several, each with the budgets of the part that makes it.
+    pub(super) fn lanes(profile: &Profile) -> Vec<Self> {
+        let granularities = profile.granularities();
+        if granularities.len() < 2 {
+            return vec![Self::of(profile)];
+        }
+        granularities
+            .into_iter()
+            .map(|g| {
+                let part = profile
+                    .active_auxiliaries()
+                    .iter()
+                    .find(|a| a.profile.granularity == g)
+                    .map_or(profile, |a| &a.profile);
+                Self {
+                    granularity: Some(g),
+                    ..Self::of(part)
+                }
+            })
+            .map(|mut lane| {
+                lane.name = profile.name.clone();
+                lane
+            })
+            .collect()
+    }
+
+    /// The lane's title: the profile, and the granularity of a lane.
+    pub(super) fn title(&self) -> String {
+        match self.granularity {
+            Some(g) => format!("{} \u{b7} {}", self.name, g.as_str()),
+            None => self.name.clone(),
         }
     }
 }
@@ -213,8 +252,35 @@ pub(super) struct FileReport {
     pub path: String,
     /// Size of the file as read.
     pub bytes: usize,
-    /// One per profile, in profile order.
+    /// One per profile (by [`FileReport::into_lanes`], one per lane), in
+    /// order.
     pub runs: Vec<Result<ChunkedDocument, String>>,
+}
+
+impl FileReport {
+    /// The runs of `names` (one per profile) as the runs of `lanes`: a
+    /// lane of one granularity keeps that granularity's chunks.
+    pub(super) fn into_lanes(self, names: &[String], lanes: &[ProfileInfo]) -> Self {
+        let runs = lanes
+            .iter()
+            .map(|lane| {
+                let i = names.iter().position(|n| *n == lane.name).unwrap_or(0);
+                match (&self.runs[i], lane.granularity) {
+                    (Ok(doc), Some(g)) => Ok(ChunkedDocument {
+                        chunks: doc
+                            .chunks
+                            .iter()
+                            .filter(|c| c.granularity == g)
+                            .cloned()
+                            .collect(),
+                        ..doc.clone()
+                    }),
+                    (run, _) => run.clone(),
+                }
+            })
+            .collect();
+        Self { runs, ..self }
+    }
 }
 
 /// Token counts of a set of chunks, for the summary and the histogram.

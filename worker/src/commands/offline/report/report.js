@@ -41,7 +41,7 @@
   }
 
   function clear() {
-    selected.forEach(function (el) { el.classList.remove("sel", "rel"); });
+    selected.forEach(function (el) { el.classList.remove("sel", "rel", "par"); });
     selected = [];
   }
 
@@ -69,6 +69,21 @@
     var dl = document.getElementById("p-fields");
     dl.textContent = "";
     field(dl, "chunk_id", attr(el, "id"));
+    field(dl, "granularity", attr(el, "g"));
+    // The coarser chunk that contains this one (another lane of the same
+    // profile): named here and outlined there.
+    var parent = attr(el, "parent");
+    if (parent && section) {
+      var p = section.querySelector('.c[data-id="' + parent + '"]');
+      if (p) {
+        p.classList.add("par");
+        selected.push(p);
+        var lane = p.closest(".doc");
+        field(dl, "parent", (lane ? attr(lane, "profile") + " " : "") + "#" + attr(p, "ordinal") + " " + parent);
+      } else {
+        field(dl, "parent", parent);
+      }
+    }
     field(dl, "content_hash", attr(el, "hash"));
     field(dl, "chunk_type", attr(el, "type"));
     field(dl, "chunk_path", attr(el, "path"));
@@ -91,7 +106,10 @@
   // The chunk id on hover, set lazily: no per-chunk title in the file.
   document.addEventListener("mouseover", function (ev) {
     var el = ev.target.closest && ev.target.closest(".c");
-    if (el && !el.title) el.title = "#" + attr(el, "ordinal") + " " + attr(el, "id") + " (click for details)";
+    if (el && !el.title) {
+      el.title = attr(el, "g") + " #" + attr(el, "ordinal") + " " + attr(el, "id") +
+        (attr(el, "parent") ? "\nparent " + attr(el, "parent") : "") + " (click for details)";
+    }
   });
   document.addEventListener("keydown", function (ev) {
     if (ev.key === "Escape") { panel.hidden = true; clear(); }
