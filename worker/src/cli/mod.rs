@@ -130,8 +130,7 @@ pub enum Command {
     /// Who may read which tenant's rows in SQL (row-level security): grant,
     /// revoke, list.
     Tenant(tenant::TenantArgs),
-    /// The broker topology: declare it, or migrate a classic retry queue to
-    /// a quorum queue.
+    /// The broker topology: declare it, or migrate a classic retry queue.
     Topology(topology::TopologyArgs),
     /// Run the whole pipeline once on the local services: start the worker,
     /// publish sample documents as upstream would, print what got stored.
@@ -206,8 +205,7 @@ error, 2 invalid settings.";
 const SERVICE_HELP: &str = "\
 Settings (later layers win): config/default.toml, config/$CHUNK_WORKER_ENV.toml,
 then CHUNK_WORKER__<SECTION>__<KEY> environment variables, e.g.
-CHUNK_WORKER__AMQP__URLS (broker nodes, comma-separated; or CHUNK_WORKER__AMQP__URL),
-CHUNK_WORKER__DATABASE__URL, CHUNK_WORKER__TOPOLOGY__PREFIX.
+CHUNK_WORKER__AMQP__URLS (or __URL), CHUNK_WORKER__DATABASE__URL, CHUNK_WORKER__TOPOLOGY__PREFIX.
 The config directory is $CHUNK_WORKER_CONFIG_DIR or ./config.
 
 The API (POST /v1/chunk; `run` serves it beside /metrics, `serve` alone):
