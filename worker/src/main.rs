@@ -49,6 +49,7 @@ fn main() -> ExitCode {
         Command::Serve => ExitCode::from(worker::commands::service::serve()),
         Command::Dlq(args) => ExitCode::from(worker::commands::dlq::run(args)),
         Command::Tenant(args) => ExitCode::from(worker::commands::tenant::run(args)),
+        Command::Topology(args) => ExitCode::from(worker::commands::topology::run(args)),
         Command::Demo { inputs } => ExitCode::from(worker::commands::service::demo(inputs.clone())),
         Command::Bench {
             inputs,

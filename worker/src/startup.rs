@@ -92,7 +92,9 @@ impl Application {
         self.ctx.clone()
     }
 
-    /// Runs until `shutdown` is cancelled; returns after a graceful stop.
+    /// Runs until `shutdown` is cancelled; returns after a graceful stop, or
+    /// with the consumer's error when the broker's topology needs an
+    /// operator (relay and HTTP stopped first).
     pub async fn run_until_stopped(self, shutdown: CancellationToken) -> anyhow::Result<()> {
         let ctx = self.ctx;
         let http_stop = CancellationToken::new();
@@ -105,7 +107,7 @@ impl Application {
         ));
         let relay = tokio::spawn(crate::outbox::run(ctx.clone(), relay_stop.clone()));
 
-        crate::pipeline::consumer::run(ctx.clone(), shutdown).await;
+        let consumed = crate::pipeline::consumer::run(ctx.clone(), shutdown).await;
 
         // In-flight messages are settled: their events are in the outbox.
         relay_stop.cancel();
@@ -117,6 +119,7 @@ impl Application {
             tracing::error!(error = %e, "http task failed");
         }
         ctx.pool.close().await;
+        consumed?;
         tracing::info!("stopped");
         Ok(())
     }

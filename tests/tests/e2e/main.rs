@@ -5,6 +5,7 @@
 //! their own (`tests/traces.rs`, `tests/traces_tls.rs`): the tracing
 //! subscriber they install is process-global.
 
+mod broker_nodes;
 mod circuit;
 mod cookbook;
 mod deploy;

@@ -7,7 +7,7 @@ use serde::Serialize;
 const DLQ_HELP: &str = "\
 Settings are those of `chunk-worker run` (config/default.toml,
 config/$CHUNK_WORKER_ENV.toml, CHUNK_WORKER__<SECTION>__<KEY> variables):
-amqp.url, topology.prefix and, for replay, database.url.
+amqp.urls (or amqp.url), topology.prefix and, for replay, database.url.
 
 Examples:
   chunk-worker dlq list

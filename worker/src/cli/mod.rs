@@ -10,6 +10,7 @@
 mod chunk;
 pub mod dlq;
 pub mod tenant;
+pub mod topology;
 
 use chunk::CHUNK_HELP;
 pub use chunk::{BreadcrumbArg, ChunkArgs, ChunkFormat, DocNameArg};
@@ -129,6 +130,8 @@ pub enum Command {
     /// Who may read which tenant's rows in SQL (row-level security): grant,
     /// revoke, list.
     Tenant(tenant::TenantArgs),
+    /// The broker topology: declare it, or migrate a classic retry queue.
+    Topology(topology::TopologyArgs),
     /// Run the whole pipeline once on the local services: start the worker,
     /// publish sample documents as upstream would, print what got stored.
     #[command(after_long_help = DEMO_HELP)]
@@ -202,7 +205,7 @@ error, 2 invalid settings.";
 const SERVICE_HELP: &str = "\
 Settings (later layers win): config/default.toml, config/$CHUNK_WORKER_ENV.toml,
 then CHUNK_WORKER__<SECTION>__<KEY> environment variables, e.g.
-CHUNK_WORKER__AMQP__URL, CHUNK_WORKER__DATABASE__URL, CHUNK_WORKER__TOPOLOGY__PREFIX.
+CHUNK_WORKER__AMQP__URLS (or __URL), CHUNK_WORKER__DATABASE__URL, CHUNK_WORKER__TOPOLOGY__PREFIX.
 The config directory is $CHUNK_WORKER_CONFIG_DIR or ./config.
 
 The API (POST /v1/chunk; `run` serves it beside /metrics, `serve` alone):

@@ -3,12 +3,15 @@
 //! then validated once into [`Settings`]. A bad value stops start-up with a
 //! message naming the key.
 
+mod amqp;
 mod api;
 mod links;
 mod secrets;
 mod sections;
 mod telemetry;
 
+use amqp::RawAmqp;
+pub use amqp::{AmqpSettings, AmqpTls, BrokerNode};
 use api::{validate_api, RawApi};
 pub use api::{ApiSettings, JwtSettings, RateLimits};
 use links::{validate_links, RawLinks};
@@ -88,25 +91,6 @@ struct RawSettings {
     semantic: crate::semantic::RawSemantic,
     #[serde(default)]
     api: RawApi,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawAmqp {
-    url: String,
-    #[serde(default)]
-    url_file: String,
-    #[serde(default)]
-    password_file: String,
-    #[serde(default)]
-    tls_ca_file: String,
-    #[serde(default)]
-    tls_cert_file: String,
-    #[serde(default)]
-    tls_key_file: String,
-    prefetch: u32,
-    delivery_limit: u32,
-    retry_delay_ms: u64,
 }
 
 #[derive(Deserialize)]
@@ -213,35 +197,6 @@ pub struct Settings {
     pub links: LinkSettings,
     /// The chunking engine and which profile each message gets.
     pub chunking: crate::profiles::ChunkingSettings,
-}
-
-/// Broker settings.
-#[derive(Debug, Clone)]
-pub struct AmqpSettings {
-    /// AMQP URI (`amqp.url`, `amqp.url_file`, `amqp.password_file`); holds
-    /// credentials: a secret.
-    pub url: SecretString,
-    /// TLS of an `amqps://` URI.
-    pub tls: AmqpTls,
-    /// basic.qos prefetch count.
-    pub prefetch: u16,
-    /// Deliveries after which the worker dead-letters as `DELIVERY_LIMIT`.
-    pub delivery_limit: u32,
-    /// TTL of the retry queue.
-    pub retry_delay: Duration,
-}
-
-/// TLS of an `amqps://` broker URI: the server certificate is verified
-/// against `ca_pem` (else the system's roots) and the URI's host name; a
-/// client certificate is presented when both halves are given.
-#[derive(Debug, Clone, Default)]
-pub struct AmqpTls {
-    /// CA certificates (PEM) that sign the broker's certificate.
-    pub ca_pem: Option<String>,
-    /// Client certificate chain (PEM) for mutual TLS.
-    pub cert_pem: Option<String>,
-    /// Its private key (PEM, PKCS#8): a secret.
-    pub key_pem: Option<SecretString>,
 }
 
 /// Processing settings.
@@ -490,9 +445,10 @@ mod tests {
     fn defaults_match_the_documented_values() {
         let s = load(&[]).unwrap();
         assert_eq!(
-            s.amqp.url.expose_secret(),
+            s.amqp.nodes[0].url.expose_secret(),
             "amqp://guest:guest@127.0.0.1:5672/%2f"
         );
+        assert_eq!(s.amqp.nodes.len(), 1);
         assert_eq!(
             s.database.url.expose_secret(),
             "postgres://postgres@127.0.0.1:5432/chunk_worker?sslmode=disable"
@@ -537,7 +493,7 @@ mod tests {
             "postgres://app@db.internal:5432/chunks"
         );
         assert_eq!(
-            s.amqp.url.expose_secret(),
+            s.amqp.nodes[0].url.expose_secret(),
             "amqp://app:amqp-secret-3@mq.internal:5672/%2f"
         );
         let debug = format!("{s:?}");

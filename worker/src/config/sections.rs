@@ -12,74 +12,11 @@ use sqlx::postgres::PgConnectOptions;
 
 use secrecy::{ExposeSecret, SecretString};
 
-use super::secrets::{pem_file, secret_file, with_password};
+use super::secrets::secret_file;
 use super::{
-    invalid, AmqpSettings, AmqpTls, ConfigError, DatabaseSettings, LogFormat, LogSettings,
-    OutboxSettings, RawAmqp, RawDatabase, RawLog, RawOutbox, RawWorker, WorkerSettings,
+    invalid, ConfigError, DatabaseSettings, LogFormat, LogSettings, OutboxSettings, RawDatabase,
+    RawLog, RawOutbox, RawWorker, WorkerSettings,
 };
-
-impl TryFrom<RawAmqp> for AmqpSettings {
-    type Error = ConfigError;
-
-    fn try_from(raw: RawAmqp) -> Result<Self, ConfigError> {
-        let mut url = match secret_file("amqp.url_file", &raw.url_file)? {
-            Some(url) => url,
-            None => SecretString::from(raw.url),
-        };
-        if let Some(password) = secret_file("amqp.password_file", &raw.password_file)? {
-            url = with_password("amqp.url", url.expose_secret(), password.expose_secret())?;
-        }
-        // Parse errors never quote the URI: it may hold a password.
-        let uri = lapin::uri::AMQPUri::from_str(url.expose_secret())
-            .map_err(|_| invalid("amqp.url", "not an AMQP URI (amqp:// or amqps://)"))?;
-        let tls = AmqpTls {
-            ca_pem: pem_file("amqp.tls_ca_file", &raw.tls_ca_file)?,
-            cert_pem: pem_file("amqp.tls_cert_file", &raw.tls_cert_file)?,
-            key_pem: secret_file("amqp.tls_key_file", &raw.tls_key_file)?,
-        };
-        if tls.cert_pem.is_some() != tls.key_pem.is_some() {
-            return Err(invalid(
-                "amqp.tls_cert_file",
-                "a client certificate needs both amqp.tls_cert_file and amqp.tls_key_file",
-            ));
-        }
-        let uses_tls = matches!(uri.scheme, lapin::uri::AMQPScheme::AMQPS);
-        if !uses_tls && (tls.ca_pem.is_some() || tls.cert_pem.is_some()) {
-            return Err(invalid(
-                "amqp.tls_ca_file",
-                "TLS files are set but amqp.url is not amqps://",
-            ));
-        }
-        let prefetch = u16::try_from(raw.prefetch)
-            .ok()
-            .filter(|p| *p > 0)
-            .ok_or_else(|| {
-                invalid(
-                    "amqp.prefetch",
-                    format!("must be 1..=65535, got {}", raw.prefetch),
-                )
-            })?;
-        if !(1..=1000).contains(&raw.delivery_limit) {
-            return Err(invalid(
-                "amqp.delivery_limit",
-                format!("must be 1..=1000, got {}", raw.delivery_limit),
-            ));
-        }
-        if raw.retry_delay_ms == 0 || raw.retry_delay_ms > u64::from(u32::MAX) {
-            return Err(invalid(
-                "amqp.retry_delay_ms",
-                format!("must be 1..=4294967295, got {}", raw.retry_delay_ms),
-            ));
-        }
-        Ok(Self {
-            url,
-            tls,
-            prefetch,
-            delivery_limit: raw.delivery_limit,
-            retry_delay: Duration::from_millis(raw.retry_delay_ms),
-        })
-    }
-}
 
 impl TryFrom<RawWorker> for WorkerSettings {
     type Error = ConfigError;
@@ -258,24 +195,6 @@ mod tests {
 
     #[test]
     fn each_section_names_its_bad_key() {
-        let amqp = |url: &str, prefetch: u32| RawAmqp {
-            url: url.into(),
-            url_file: String::new(),
-            password_file: String::new(),
-            tls_ca_file: String::new(),
-            tls_cert_file: String::new(),
-            tls_key_file: String::new(),
-            prefetch,
-            delivery_limit: 5,
-            retry_delay_ms: 1000,
-        };
-        assert!(AmqpSettings::try_from(amqp("amqp://guest:guest@127.0.0.1:5672/%2f", 16)).is_ok());
-        assert!(AmqpSettings::try_from(amqp("amqps://h/%2f", 16)).is_ok());
-        let e = AmqpSettings::try_from(amqp("http://user:hunter2@h/", 16)).err();
-        let e = e.map(|e| e.to_string()).unwrap_or_default();
-        assert!(e.contains("amqp.url") && !e.contains("hunter2"), "{e}");
-        let e = AmqpSettings::try_from(amqp("amqp://h/%2f", 0)).err();
-        assert_eq!(e.map(key_of).as_deref(), Some("amqp.prefetch"));
         let db = |url: &str| RawDatabase {
             url: url.into(),
             url_file: String::new(),

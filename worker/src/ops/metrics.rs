@@ -17,6 +17,8 @@
 //!   `chunking_messages_acked_total`, `chunking_messages_dead_lettered_total`,
 //!   `chunking_transient_retries_total`, `chunking_messages_in_flight`,
 //!   `chunking_broker_connected`, `chunking_database_connected`,
+//!   `chunking_broker_node{link, node}` (which node of `amqp.urls` each
+//!   link uses, [`super::broker_metrics`]),
 //!   `chunking_queue_messages{queue}` (ready messages in the requests, retry
 //!   and dead-letter queues, polled from the broker);
 //! * `chunking_events_published_total`: events confirmed by the broker.
@@ -233,6 +235,8 @@ pub struct Metrics {
     gpu_last: Mutex<Option<(std::time::Instant, std::time::Duration)>>,
     /// The synchronous API's series.
     pub api: super::api_metrics::ApiMetrics,
+    /// The broker node each link uses.
+    pub broker: super::broker_metrics::BrokerMetrics,
 }
 
 impl Default for Metrics {
@@ -346,6 +350,7 @@ impl Metrics {
             events_published.clone(),
         );
         let api = super::api_metrics::ApiMetrics::register(&mut registry);
+        let broker = super::broker_metrics::BrokerMetrics::register(&mut registry);
         Self {
             registry,
             tenants: TenantLabels {
@@ -370,6 +375,7 @@ impl Metrics {
             events_published,
             gpu_last: Mutex::new(None),
             api,
+            broker,
         }
     }
 

@@ -1,4 +1,5 @@
-//! The relay's loop: one broker connection, reconnected with backoff;
+//! The relay's loop: one broker connection, reconnected with backoff (to
+//! the next node of `amqp.urls` after a loss, [`crate::amqp::nodes`]);
 //! handed-over events published as they come, their rows marked in
 //! batches; the scan for due rows when woken without an event and every
 //! `outbox.poll_interval`; a bounded flush at shutdown.
@@ -6,12 +7,15 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use futures_util::StreamExt;
 use lapin::types::FieldTable;
 use tokio_util::sync::CancellationToken;
 
 use super::publish::{self, Marks, RelayError};
 use crate::amqp::publisher::Publisher;
+use crate::amqp::{ConnectError, Failover};
 use crate::context::Context;
+use crate::ops::broker_metrics::BrokerLink;
 
 /// A relay session that lasted this long resets the reconnect backoff.
 const HEALTHY_SESSION: Duration = Duration::from_secs(60);
@@ -27,14 +31,17 @@ pub async fn run(ctx: Arc<Context>, stop: CancellationToken) {
     let mut lost = false;
     // Published rows not yet marked: kept across reconnections.
     let mut marks = Marks::default();
+    let mut failover = Failover::new(ctx.settings.amqp.nodes.len());
+    let labels = || ctx.settings.amqp.nodes.iter().map(|n| n.label.as_str());
     loop {
         let publisher = tokio::select! {
-            p = connect(&ctx) => p,
+            p = connect(&ctx, &mut failover) => p,
             () = stop.cancelled() => return flush_marks_only(&ctx, &mut marks).await,
         };
-        let publisher = match publisher {
+        let (publisher, node) = match publisher {
             Ok(p) => p,
             Err(e) => {
+                failover.lost();
                 let delay = reconnect.next().unwrap_or(Duration::from_secs(5));
                 if std::mem::replace(&mut lost, true) {
                     tracing::debug!(error = %e, retry_in_ms = delay.as_millis() as u64, "outbox relay cannot reach the broker");
@@ -47,11 +54,25 @@ pub async fn run(ctx: Arc<Context>, stop: CancellationToken) {
                 }
             }
         };
+        let label = labels().nth(node).unwrap_or_default();
         if std::mem::replace(&mut lost, false) {
-            tracing::info!("outbox relay reached the broker again; relaying");
+            tracing::info!(
+                node = label,
+                "outbox relay reached the broker again; relaying"
+            );
+        } else {
+            tracing::info!(node = label, "outbox relay connected to the broker");
         }
+        ctx.metrics
+            .broker
+            .connected(BrokerLink::Outbox, labels(), Some(node));
         let session_start = Instant::now();
-        match relay_loop(&ctx, &publisher, &stop, &mut marks).await {
+        let relayed = relay_loop(&ctx, &publisher, &stop, &mut marks).await;
+        ctx.metrics
+            .broker
+            .connected(BrokerLink::Outbox, labels(), None);
+        failover.lost();
+        match relayed {
             Ok(()) => return,
             Err(e) => {
                 // A session that lived a while starts the backoff over; one
@@ -62,7 +83,7 @@ pub async fn run(ctx: Arc<Context>, stop: CancellationToken) {
                 }
                 let delay = reconnect.next().unwrap_or(Duration::from_secs(5));
                 lost = true;
-                tracing::warn!(error = %e, retry_in_ms = delay.as_millis() as u64, "outbox relay lost the broker: events stay in the outbox, reconnecting");
+                tracing::warn!(error = %e, node = label, retry_in_ms = delay.as_millis() as u64, "outbox relay lost the broker: events stay in the outbox, reconnecting (to the next node of amqp.urls)");
                 tokio::select! {
                     () = tokio::time::sleep(delay) => {}
                     () = stop.cancelled() => return flush_marks_only(&ctx, &mut marks).await,
@@ -80,8 +101,27 @@ async fn flush_marks_only(ctx: &Context, marks: &mut Marks) {
     }
 }
 
-async fn connect(ctx: &Context) -> lapin::Result<(lapin::Connection, Publisher)> {
-    let conn = crate::amqp::connect(&ctx.settings.amqp, "chunk-worker outbox").await?;
+/// Why the relay has no publisher.
+#[derive(Debug, thiserror::Error)]
+enum ConnectFailed {
+    /// No node answered.
+    #[error(transparent)]
+    Nodes(#[from] ConnectError),
+    /// A node answered, then failed the declaration or the channel.
+    #[error("broker error: {0}")]
+    Amqp(#[from] lapin::Error),
+}
+
+/// A publisher on the first node of the failover walk that answers, and
+/// that node's index.
+async fn connect(
+    ctx: &Context,
+    failover: &mut Failover,
+) -> Result<((lapin::Connection, Publisher), usize), ConnectFailed> {
+    let connected = failover
+        .connect(&ctx.settings.amqp, "chunk-worker outbox")
+        .await?;
+    let conn = connected.connection;
     // The relay may run before the consumer declared the topology (pending
     // rows from a previous run): publishing to a missing exchange would close
     // the channel, so the exchange is declared here too (idempotent).
@@ -99,7 +139,7 @@ async fn connect(ctx: &Context) -> lapin::Result<(lapin::Connection, Publisher)>
         .await?;
     let _ = channel.close(200, "declared").await;
     let publisher = Publisher::open(&conn).await?;
-    Ok((conn, publisher))
+    Ok(((conn, publisher), connected.node))
 }
 
 async fn relay_loop(
@@ -109,6 +149,10 @@ async fn relay_loop(
     marks: &mut Marks,
 ) -> Result<(), RelayError> {
     let mut db_backoff = ctx.settings.worker.backoff();
+    // A connection lost while the relay waits is noticed at once (not at
+    // the next publish): the relay moves on to the next node and
+    // `chunking_broker_node` stays true.
+    let mut events = conn.events_listener();
     let mut last_prune: Option<Instant> = None;
     let mut last_scan: Option<Instant> = None;
     let batch = usize::try_from(ctx.settings.outbox.batch_size).unwrap_or(100);
@@ -162,6 +206,11 @@ async fn relay_loop(
                     () = ctx.outbox.notified() => {}
                     () = tokio::time::sleep(until_mark.min(ctx.settings.outbox.poll_interval)) => {}
                     () = stop.cancelled() => {}
+                    event = events.next() => match event {
+                        Some(lapin::Event::Error(e)) => return Err(RelayError::Amqp(e)),
+                        Some(_) => {}
+                        None => return Err(RelayError::Amqp(lapin::ErrorKind::InvalidConnectionState(conn.status().state()).into())),
+                    },
                 }
             }
             Err(RelayError::Db(e)) => {

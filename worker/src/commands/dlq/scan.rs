@@ -34,7 +34,7 @@ const MAX_PREFETCH: u16 = 10_000;
 pub(super) async fn connect(settings: &Settings) -> anyhow::Result<Connection> {
     crate::amqp::connect(&settings.amqp, "chunk-worker dlq")
         .await
-        .context("connecting to the broker (amqp.url)")
+        .context("connecting to the broker (amqp.urls)")
 }
 
 /// Ready messages in the dead-letter queue (passive declare: never creates it).

@@ -15,7 +15,8 @@
 //! A delivery the broker counted more than `amqp.delivery_limit` times (the
 //! worker crashed on it, or shut down holding it) is dead-lettered as
 //! `DELIVERY_LIMIT` without being processed. A lost connection is
-//! re-established with backoff; deliveries in flight on the old channel are
+//! re-established with backoff, to the next node of `amqp.urls`
+//! ([`crate::amqp::nodes`]); deliveries in flight on the old channel are
 //! redelivered by the broker, and storing is idempotent.
 
 mod acks;
@@ -38,7 +39,10 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::amqp::publisher::Publisher;
+use crate::amqp::topology::TopologyError;
+use crate::amqp::{Connected, Failover};
 use crate::context::Context;
+use crate::ops::broker_metrics::BrokerLink;
 use crate::ops::metrics::QueueKind;
 
 use acks::Acker;
@@ -62,52 +66,91 @@ const DRAIN_IDLE: Duration = Duration::from_millis(250);
 /// Header the broker sets on redeliveries from quorum queues.
 const DELIVERY_COUNT_HEADER: &str = "x-delivery-count";
 
-/// Runs until `shutdown` is cancelled and every in-flight message is settled.
-pub async fn run(ctx: Arc<Context>, shutdown: CancellationToken) {
+/// A session that consumed this long starts the reconnect back-off over.
+const HEALTHY_SESSION: Duration = Duration::from_secs(60);
+
+/// Runs until `shutdown` is cancelled and every in-flight message is
+/// settled. Returns an error only when retrying cannot help: the topology
+/// needs an operator (e.g. a classic retry queue to migrate).
+pub async fn run(ctx: Arc<Context>, shutdown: CancellationToken) -> anyhow::Result<()> {
     let mut backoff = ctx.settings.worker.backoff();
+    let mut failover = Failover::new(ctx.settings.amqp.nodes.len());
+    let labels = || ctx.settings.amqp.nodes.iter().map(|n| n.label.as_str());
     loop {
         if shutdown.is_cancelled() {
-            return;
+            return Ok(());
         }
-        match session(&ctx, &shutdown).await {
-            Ok(()) => return,
-            Err(e) => {
-                let change = ctx.health.set_broker(false);
-                ctx.health.set_consuming(false);
-                let delay = backoff.next().unwrap_or(Duration::from_secs(10));
-                let error = format!("{e:#}");
-                let retry_in_ms = delay.as_millis() as u64;
-                // A lost connection is one WARN (`set_broker`); a session
-                // that never came up names its reason once too.
-                if change == crate::context::Change::Same && !ctx.health.broker_ever_up() {
-                    tracing::warn!(error, retry_in_ms, "cannot reach the broker; retrying");
-                } else {
-                    tracing::debug!(error, retry_in_ms, "consumer session failed; reconnecting");
-                }
-                tokio::select! {
-                    () = tokio::time::sleep(delay) => {}
-                    () = shutdown.cancelled() => return,
-                }
-            }
+        let started = std::time::Instant::now();
+        let result = session(&ctx, &shutdown, &mut failover).await;
+        ctx.metrics
+            .broker
+            .connected(BrokerLink::Consumer, labels(), None);
+        let lost = failover.current();
+        failover.lost();
+        let e = match result {
+            Ok(()) => return Ok(()),
+            Err(e) => e,
+        };
+        if e.downcast_ref::<TopologyError>()
+            .is_some_and(TopologyError::needs_operator)
+        {
+            return Err(e);
+        }
+        let change = ctx.health.set_broker(false);
+        ctx.health.set_consuming(false);
+        if started.elapsed() > HEALTHY_SESSION {
+            backoff = ctx.settings.worker.backoff();
+        }
+        let delay = backoff.next().unwrap_or(Duration::from_secs(10));
+        let error = format!("{e:#}");
+        let retry_in_ms = delay.as_millis() as u64;
+        // A lost connection is one WARN (`set_broker`); a session that
+        // never came up names its reason once too.
+        if change == crate::context::Change::Same && !ctx.health.broker_ever_up() {
+            tracing::warn!(error, retry_in_ms, "cannot reach the broker; retrying");
+        } else {
+            tracing::debug!(error, retry_in_ms, "consumer session failed; reconnecting");
+        }
+        if let (Some(i), true) = (lost, ctx.settings.amqp.nodes.len() > 1) {
+            let node = labels().nth(i).unwrap_or_default();
+            let next: Vec<&str> = failover.order().filter_map(|k| labels().nth(k)).collect();
+            tracing::info!(
+                node,
+                next = next.join(","),
+                retry_in_ms,
+                "lost broker node; trying the nodes of amqp.urls in this order"
+            );
+        }
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            () = shutdown.cancelled() => return Ok(()),
         }
     }
 }
 
 /// One connection's life: returns `Ok` after a graceful stop, `Err` when the
 /// broker went away.
-async fn session(ctx: &Arc<Context>, shutdown: &CancellationToken) -> anyhow::Result<()> {
-    let conn = crate::amqp::connect(&ctx.settings.amqp, "chunk-worker consumer")
+async fn session(
+    ctx: &Arc<Context>,
+    shutdown: &CancellationToken,
+    failover: &mut Failover,
+) -> anyhow::Result<()> {
+    let Connected {
+        connection: conn,
+        node,
+        label,
+    } = failover
+        .connect(&ctx.settings.amqp, "chunk-worker consumer")
         .await
-        .context("connecting to the broker (amqp.url)")?;
-    let channel = conn.create_channel().await.context("opening a channel")?;
+        .context("connecting to the broker (amqp.urls)")?;
     ctx.topology
-        .declare(
-            &channel,
+        .declare_on(
+            &conn,
             ctx.settings.amqp.delivery_limit,
             ctx.settings.amqp.retry_delay,
         )
-        .await
-        .context("declaring the topology (a queue or exchange exists with other arguments?)")?;
+        .await?;
+    let channel = conn.create_channel().await.context("opening a channel")?;
     channel
         .basic_qos(ctx.settings.amqp.prefetch, BasicQosOptions::default())
         .await
@@ -127,6 +170,11 @@ async fn session(ctx: &Arc<Context>, shutdown: &CancellationToken) -> anyhow::Re
         .context("starting the consumer")?;
     ctx.health.set_broker(true);
     ctx.health.set_consuming(true);
+    ctx.metrics.broker.connected(
+        BrokerLink::Consumer,
+        ctx.settings.amqp.nodes.iter().map(|n| n.label.as_str()),
+        Some(node),
+    );
     let polling = shutdown.child_token();
     let _stop_polling = polling.clone().drop_guard();
     match conn.create_channel().await {
@@ -135,7 +183,7 @@ async fn session(ctx: &Arc<Context>, shutdown: &CancellationToken) -> anyhow::Re
         }
         Err(e) => tracing::warn!(error = %e, "no channel for queue depth metrics"),
     }
-    tracing::info!(queue = %ctx.topology.requests_queue(), prefetch = ctx.settings.amqp.prefetch, concurrency = ctx.settings.worker.concurrency, "consuming");
+    tracing::info!(node = %label, queue = %ctx.topology.requests_queue(), prefetch = ctx.settings.amqp.prefetch, concurrency = ctx.settings.worker.concurrency, "consuming");
 
     let batch = acks::batch(ctx.settings.amqp.prefetch, ctx.settings.worker.concurrency);
     let (acker, acks) = Acker::start(channel.clone(), ctx.metrics.clone(), batch);
