@@ -36,6 +36,10 @@ pub struct Question {
     pub doc: usize,
     /// Language (`en`, `ru`).
     pub lang: String,
+    /// The corpus the document belongs to (`speech-sotu`; the dataset's
+    /// name when the question names none): the per-corpus breakdown and
+    /// the tuning halves are by corpus.
+    pub corpus: String,
     /// Reference spans `[start, end)` in normalized code points.
     pub references: Vec<(u32, u32)>,
 }
@@ -62,6 +66,9 @@ pub struct Dataset {
     pub questions: Vec<Question>,
     /// Boundary gold (empty when there is no `boundaries.jsonl`).
     pub boundaries: Vec<BoundaryGold>,
+    /// Halves of the corpora (`splits.json`: `{"A": [corpus...], "B": [...]}`):
+    /// tune on one, report on the other.
+    pub splits: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -72,6 +79,8 @@ struct RawQuestion {
     document: String,
     #[serde(default)]
     lang: String,
+    #[serde(default)]
+    corpus: String,
     references: Vec<RawReference>,
 }
 
@@ -155,12 +164,71 @@ impl Dataset {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| dir.display().to_string());
+        let splits_path = dir.join("splits.json");
+        let splits: BTreeMap<String, Vec<String>> = if splits_path.exists() {
+            let text = std::fs::read_to_string(&splits_path)
+                .map_err(|e| EvalError::Data(format!("{}: {e}", splits_path.display())))?;
+            serde_json::from_str(&text)
+                .map_err(|e| EvalError::Data(format!("{}: {e}", splits_path.display())))?
+        } else {
+            BTreeMap::new()
+        };
+        let mut questions = questions;
+        for q in &mut questions {
+            if q.corpus.is_empty() {
+                q.corpus.clone_from(&name);
+            }
+        }
         Ok(Self {
             name,
             documents,
             questions,
             boundaries,
+            splits,
         })
+    }
+
+    /// Keeps the documents and questions of the corpora of half `split`
+    /// (`splits.json`); a document belongs to the corpus of its questions.
+    /// A dataset without halves, or without questions, is kept whole when
+    /// `split` is not one of its halves' names, and that is an error when
+    /// it has halves.
+    pub fn restrict(mut self, split: &str) -> Result<Self, EvalError> {
+        if self.splits.is_empty() || self.questions.is_empty() {
+            return Ok(self);
+        }
+        let Some(corpora) = self.splits.get(split) else {
+            return Err(EvalError::Data(format!(
+                "{}: no half {split:?} in splits.json (halves: {})",
+                self.name,
+                self.splits.keys().cloned().collect::<Vec<_>>().join(", ")
+            )));
+        };
+        let keep: std::collections::BTreeSet<usize> = self
+            .questions
+            .iter()
+            .filter(|q| corpora.contains(&q.corpus))
+            .map(|q| q.doc)
+            .collect();
+        let renumber: BTreeMap<usize, usize> =
+            keep.iter().enumerate().map(|(new, &old)| (old, new)).collect();
+        self.documents = self
+            .documents
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| keep.contains(i))
+            .map(|(_, d)| d)
+            .collect();
+        self.questions.retain(|q| corpora.contains(&q.corpus));
+        for q in &mut self.questions {
+            q.doc = renumber[&q.doc];
+        }
+        self.boundaries.retain(|b| keep.contains(&b.doc));
+        for b in &mut self.boundaries {
+            b.doc = renumber[&b.doc];
+        }
+        self.name = format!("{} (half {split})", self.name);
+        Ok(self)
     }
 }
 
@@ -248,6 +316,7 @@ fn parse_questions(
             question: q.question,
             doc,
             lang: q.lang,
+            corpus: q.corpus,
             references,
         });
     }

@@ -40,11 +40,14 @@ fn char_index(s: &str, b: usize) -> usize {
 }
 
 /// Parses `text` (the content of `path`) against the documents of
-/// `datasets`.
+/// `datasets`. With `only_known`, chunks of documents in no dataset are
+/// left out (the other half of a dataset restricted to one half); else
+/// they are an error.
 pub fn parse(
     path: &Path,
     text: &str,
     datasets: &[Dataset],
+    only_known: bool,
 ) -> Result<BTreeMap<String, Vec<ExternalChunk>>, EvalError> {
     let docs: BTreeMap<&str, &str> = datasets
         .iter()
@@ -64,6 +67,9 @@ pub fn parse(
         let l: Line =
             serde_json::from_str(line).map_err(|e| bad(no, format!("not a chunk object: {e}")))?;
         let Some(raw) = docs.get(l.document.as_str()) else {
+            if only_known {
+                continue;
+            }
             return Err(bad(
                 no,
                 format!("document {:?} is in no dataset", l.document),

@@ -31,7 +31,9 @@ use shared::{DocumentMeta, Engine, Granularity};
 
 use crate::bm25::Bm25;
 use crate::dataset::Dataset;
-use crate::metrics::{at_k, boundary_matches, ndcg, percentile, prf, ChunkSpan};
+use crate::metrics::{
+    at_k, boundary_matches, budgeted, fill_budget, ndcg, percentile, prf, ChunkSpan,
+};
 pub use crate::report::{Leaderboard, Row};
 
 /// Why an evaluation could not run.
@@ -58,6 +60,8 @@ pub struct SysChunk {
     pub tokens: u32,
     /// Tokens of `embed_text`.
     pub embed_tokens: u32,
+    /// cl100k tokens of `chunk_text`: what it costs in a context budget.
+    pub budget_tokens: u32,
 }
 
 /// What a system produced on a dataset: chunks per document and latencies.
@@ -130,6 +134,81 @@ pub struct Config {
     pub rank_by: String,
     /// Index `embed_text` (`true`) and/or `chunk_text` (`false`).
     pub texts: Vec<bool>,
+    /// Context budgets in cl100k tokens: the ranked chunks' texts fill each
+    /// (`budget_recall@B`, `budget_precision@B`, `budget_iou@B`).
+    pub budgets: Vec<u32>,
+}
+
+/// Ranked chunks looked at per question: enough to fill the largest
+/// budget with small chunks.
+const RANK_DEPTH: usize = 400;
+
+/// Metric sums over questions, in all and per corpus.
+#[derive(Debug, Clone, Default)]
+pub struct Sums {
+    /// Metric name → sum over questions.
+    pub total: BTreeMap<String, f64>,
+    /// Questions.
+    pub questions: usize,
+    /// The same per corpus.
+    pub per_corpus: BTreeMap<String, (BTreeMap<String, f64>, usize)>,
+}
+
+impl Sums {
+    fn add(&mut self, corpus: &str, metric: String, value: f64) {
+        *self.total.entry(metric.clone()).or_default() += value;
+        *self
+            .per_corpus
+            .entry(corpus.to_owned())
+            .or_default()
+            .0
+            .entry(metric)
+            .or_default() += value;
+    }
+
+    fn count(&mut self, corpus: &str) {
+        self.questions += 1;
+        self.per_corpus.entry(corpus.to_owned()).or_default().1 += 1;
+    }
+
+    fn merge(&mut self, other: Sums) {
+        for (k, v) in other.total {
+            *self.total.entry(k).or_default() += v;
+        }
+        self.questions += other.questions;
+        for (corpus, (metrics, n)) in other.per_corpus {
+            let e = self.per_corpus.entry(corpus).or_default();
+            for (k, v) in metrics {
+                *e.0.entry(k).or_default() += v;
+            }
+            e.1 += n;
+        }
+    }
+}
+
+/// The span of the first `left` cl100k tokens of `chunk`'s text: the
+/// longest prefix of `chunk_text` within `left` tokens, laid over the
+/// chunk's text span from its start.
+fn cut_span(chunk: &SysChunk, left: u32, counter: &dyn TokenCounter) -> (u32, u32) {
+    let bounds: Vec<usize> = chunk
+        .chunk_text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(chunk.chunk_text.len()))
+        .collect();
+    // The largest number of characters whose prefix fits.
+    let (mut lo, mut hi) = (0usize, bounds.len() - 1);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if counter.count(&chunk.chunk_text[..bounds[mid]]) <= left as usize {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let (start, end) = chunk.span.text;
+    let chars = u32::try_from(lo).unwrap_or(u32::MAX);
+    (start, end.min(start.saturating_add(chars)))
 }
 
 /// Chunks every document of `dataset` with `profile` and keeps the chunks
@@ -157,6 +236,7 @@ pub fn run_profile(
         )));
     }
     let counter = p.tokenizer.counter();
+    let cl100k = (p.tokenizer != TokenizerKind::Cl100kBase).then(|| TokenizerKind::Cl100kBase.counter());
     let mut out = SystemOutput::default();
     for (doc_index, d) in dataset.documents.iter().enumerate() {
         let meta = DocumentMeta {
@@ -192,6 +272,9 @@ pub fn run_profile(
                 },
                 embed_tokens: u32::try_from(counter.count(&c.embed_text)).unwrap_or(u32::MAX),
                 tokens: c.token_count,
+                budget_tokens: cl100k.as_ref().map_or(c.token_count, |k| {
+                    u32::try_from(k.count(&c.chunk_text)).unwrap_or(u32::MAX)
+                }),
                 embed_text: c.embed_text,
                 chunk_text: c.chunk_text,
             });
@@ -228,6 +311,7 @@ pub fn run_external(
                 chunk_text: c.text.clone(),
                 tokens,
                 embed_tokens: tokens,
+                budget_tokens: tokens,
             });
         }
     }
@@ -285,18 +369,18 @@ impl Retriever<'_> {
     }
 }
 
-/// Per-question retrieval metrics summed over `dataset`'s questions:
-/// `(metric name → sum, questions)`.
+/// Per-question retrieval metrics summed over `dataset`'s questions (in
+/// all and per corpus): at each K, at each context budget, and nDCG@10.
 pub fn retrieval_sums(
     output: &SystemOutput,
     dataset: &Dataset,
     config: &Config,
     embed_text: bool,
     retriever: Retriever<'_>,
-) -> Result<(BTreeMap<String, f64>, usize), EvalError> {
-    let mut sums: BTreeMap<String, f64> = BTreeMap::new();
+) -> Result<Sums, EvalError> {
+    let mut sums = Sums::default();
     if dataset.questions.is_empty() {
-        return Ok((sums, 0));
+        return Ok(sums);
     }
     let texts = output.chunks.iter().map(|c| {
         if embed_text {
@@ -311,13 +395,23 @@ pub fn retrieval_sums(
         Retriever::Dense(e) => (None, Some(dense::Dense::new(e, texts).map_err(embedding)?)),
     };
     let spans: Vec<ChunkSpan> = output.chunks.iter().map(|c| c.span).collect();
-    let depth = config.ks.iter().copied().max().unwrap_or(10).max(10);
+    let costs: Vec<u32> = output.chunks.iter().map(|c| c.budget_tokens).collect();
+    let counter = TokenizerKind::Cl100kBase.counter();
+    let depth = config
+        .ks
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(10)
+        .max(10)
+        .max(RANK_DEPTH);
     for q in &dataset.questions {
         let ranked = match (&bm25, &dense) {
             (Some(index), _) => index.search(&q.question, depth),
             (_, Some(index)) => index.search(&q.question, depth).map_err(embedding)?,
             (None, None) => Vec::new(),
         };
+        sums.count(&q.corpus);
         for &k in &config.ks {
             let m = at_k(&spans, &ranked, q.doc, &q.references, k);
             for (name, v) in [
@@ -326,13 +420,29 @@ pub fn retrieval_sums(
                 ("token_precision", m.token_precision),
                 ("token_iou", m.token_iou),
             ] {
-                *sums.entry(format!("{name}@{k}")).or_default() += v;
+                sums.add(&q.corpus, format!("{name}@{k}"), v);
             }
         }
-        *sums.entry("ndcg@10".into()).or_default() +=
-            ndcg(&spans, &ranked, q.doc, &q.references, 10);
+        for &budget in &config.budgets {
+            let pieces = fill_budget(&spans, &ranked, &costs, budget, |i, left| {
+                cut_span(&output.chunks[i], left, &counter)
+            });
+            let m = budgeted(&pieces, q.doc, &q.references);
+            for (name, v) in [
+                ("budget_recall", m.recall),
+                ("budget_precision", m.precision),
+                ("budget_iou", m.iou),
+            ] {
+                sums.add(&q.corpus, format!("{name}@{budget}"), v);
+            }
+        }
+        sums.add(
+            &q.corpus,
+            "ndcg@10".into(),
+            ndcg(&spans, &ranked, q.doc, &q.references, 10),
+        );
     }
-    Ok((sums, dataset.questions.len()))
+    Ok(sums)
 }
 
 /// Evaluates `systems` on `datasets`: one row per system, indexed text and
@@ -375,6 +485,13 @@ pub fn evaluate(
         let lat: Vec<f64> = latencies.iter().map(|(_, ms)| *ms).collect();
         let mut slowest = latencies.clone();
         slowest.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let needs_model = match system {
+            System::Profile { profile, .. } => engine
+                .profiles()
+                .get(profile)
+                .is_ok_and(|p| p.chunker().needs_embedder()),
+            System::External { .. } => false,
+        };
         let (experimental, granularity) = match system {
             System::Profile {
                 profile,
@@ -400,26 +517,25 @@ pub fn evaluate(
             .iter()
             .flat_map(|t| retrievers.iter().map(move |r| (t, r)))
         {
-            let mut sums: BTreeMap<String, f64> = BTreeMap::new();
-            let mut questions = 0;
+            let mut sums = Sums::default();
             for (out, d) in outputs.iter().zip(datasets) {
-                let (s, n) = retrieval_sums(out, d, config, embed, retriever)?;
-                for (k, v) in s {
-                    *sums.entry(k).or_default() += v;
-                }
-                questions += n;
+                sums.merge(retrieval_sums(out, d, config, embed, retriever)?);
             }
-            let metrics: BTreeMap<String, f64> = sums
+            let mean = |metrics: BTreeMap<String, f64>, n: usize| -> BTreeMap<String, f64> {
+                metrics
+                    .into_iter()
+                    .map(|(k, v)| (k, if n == 0 { 0.0 } else { v / n as f64 }))
+                    .collect()
+            };
+            let questions = sums.questions;
+            let metrics = mean(sums.total, questions);
+            let per_corpus: BTreeMap<String, BTreeMap<String, f64>> = sums
+                .per_corpus
                 .into_iter()
-                .map(|(k, v)| {
-                    (
-                        k,
-                        if questions == 0 {
-                            0.0
-                        } else {
-                            v / questions as f64
-                        },
-                    )
+                .map(|(corpus, (m, n))| {
+                    let mut m = mean(m, n);
+                    m.insert("questions".into(), n as f64);
+                    (corpus, m)
                 })
                 .collect();
             rows.push(Row {
@@ -434,7 +550,10 @@ pub fn evaluate(
                 boundary_recall: br,
                 boundary_f1: bf,
                 metrics,
+                per_corpus,
                 questions,
+                needs_model,
+                chunk_ms_per_doc: (!lat.is_empty()).then(|| lat.iter().sum::<f64>() / lat.len() as f64),
                 chunks: all.len(),
                 mean_tokens: if tokens.is_empty() {
                     0.0

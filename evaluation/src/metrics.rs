@@ -145,6 +145,74 @@ pub fn at_k(
     }
 }
 
+/// What one question scores when its ranked chunks fill a context budget.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budgeted {
+    /// Relevant characters given / all relevant characters.
+    pub recall: f64,
+    /// Relevant characters given / all characters given, a text given twice
+    /// (overlapping chunks) counted twice: what the budget paid for.
+    pub precision: f64,
+    /// Relevant given / (all given + relevant - relevant given).
+    pub iou: f64,
+}
+
+/// The metrics of one question whose context holds `pieces`: `(document,
+/// span)` of each text given, in order, the last one possibly cut
+/// ([`fill_budget`] chooses them).
+pub fn budgeted(pieces: &[(usize, (u32, u32))], doc: usize, references: &[(u32, u32)]) -> Budgeted {
+    let relevant = merge(references.to_vec());
+    let relevant_total = total(&relevant);
+    let given: u64 = pieces.iter().map(|(_, s)| u64::from(s.1.saturating_sub(s.0))).sum();
+    let in_doc: Vec<(u32, u32)> = pieces
+        .iter()
+        .filter(|(d, _)| *d == doc)
+        .map(|(_, s)| *s)
+        .collect();
+    let hit_union = intersection(&merge(in_doc.clone()), &relevant);
+    let hit_paid: u64 = in_doc
+        .iter()
+        .map(|s| intersection(&[*s], &relevant))
+        .sum();
+    let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    Budgeted {
+        recall: ratio(hit_union, relevant_total),
+        precision: ratio(hit_paid, given),
+        iou: ratio(hit_union, (given + relevant_total).saturating_sub(hit_union)),
+    }
+}
+
+/// Fills a context of `budget` tokens with the ranked chunks in order:
+/// `tokens[i]` is what chunk `i`'s text costs; a chunk that does not fit
+/// whole is cut to the tokens left (`cut(i, left)` gives the span of its
+/// first `left` tokens) and ends the context. The pieces given, as
+/// [`budgeted`] takes them.
+pub fn fill_budget(
+    chunks: &[ChunkSpan],
+    ranked: &[usize],
+    tokens: &[u32],
+    budget: u32,
+    mut cut: impl FnMut(usize, u32) -> (u32, u32),
+) -> Vec<(usize, (u32, u32))> {
+    let mut used = 0u32;
+    let mut pieces = Vec::new();
+    for &i in ranked {
+        if used >= budget {
+            break;
+        }
+        let c = &chunks[i];
+        let t = tokens[i];
+        if used + t <= budget {
+            pieces.push((c.doc, c.text));
+            used += t;
+        } else {
+            pieces.push((c.doc, cut(i, budget - used)));
+            break;
+        }
+    }
+    pieces
+}
+
 /// nDCG@`k` graded by overlap: a chunk's gain is the share of the
 /// question's reference text its own span covers; the ideal ranking orders
 /// every chunk of the collection by gain.
@@ -198,6 +266,33 @@ pub fn percentile(values: &[f64], p: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_budget_is_filled_in_order_the_last_chunk_cut_and_repeats_paid_twice() {
+        let chunks = [
+            ChunkSpan { doc: 0, own: (0, 100), text: (0, 100) },
+            ChunkSpan { doc: 0, own: (100, 200), text: (50, 200) },
+            ChunkSpan { doc: 1, own: (0, 100), text: (0, 100) },
+        ];
+        let tokens = [25, 40, 25];
+        // 25 + 40 fit in 80, then 15 of the third chunk's 25 tokens.
+        let pieces = fill_budget(&chunks, &[0, 1, 2], &tokens, 80, |i, left| {
+            let t = chunks[i].text;
+            (t.0, t.0 + (t.1 - t.0) * left / tokens[i])
+        });
+        assert_eq!(pieces, [(0, (0, 100)), (0, (50, 200)), (1, (0, 60))]);
+        // The reference 80..120: all of it given; 100 + 150 + 60 given, of
+        // which 20 (first) + 40 (second) are relevant: the overlap 50..100
+        // is paid for twice.
+        let m = budgeted(&pieces, 0, &[(80, 120)]);
+        assert_eq!(m.recall, 1.0);
+        assert!((m.precision - 60.0 / 310.0).abs() < 1e-12);
+        assert!((m.iou - 40.0 / 310.0).abs() < 1e-12);
+        // A budget smaller than the first chunk cuts it.
+        let pieces = fill_budget(&chunks, &[1], &tokens, 20, |_, _| (50, 80));
+        assert_eq!(pieces, [(0, (50, 80))]);
+        assert_eq!(budgeted(&pieces, 0, &[(80, 120)]).recall, 0.0);
+    }
 
     fn chunk(doc: usize, own: (u32, u32)) -> ChunkSpan {
         ChunkSpan {

@@ -39,8 +39,14 @@ pub struct Row {
     /// `ndcg@10`, averaged over questions.
     #[serde(flatten)]
     pub metrics: BTreeMap<String, f64>,
+    /// The metrics per corpus (and its `questions`).
+    pub per_corpus: BTreeMap<String, BTreeMap<String, f64>>,
     /// Questions asked.
     pub questions: usize,
+    /// The profile needs the embedding model to chunk.
+    pub needs_model: bool,
+    /// Mean chunking time per document, milliseconds (profiles only).
+    pub chunk_ms_per_doc: Option<f64>,
     /// Chunks over all documents.
     pub chunks: usize,
     /// Mean tokens per chunk (`chunk_text`).
@@ -78,6 +84,7 @@ impl Row {
             "latency_p50_ms" => self.latency_p50_ms,
             "latency_p95_ms" => self.latency_p95_ms,
             "latency_p99_ms" => self.latency_p99_ms,
+            "chunk_ms_per_doc" => self.chunk_ms_per_doc,
             other => self.metrics.get(other).copied(),
         }
     }
@@ -99,6 +106,8 @@ pub struct Leaderboard {
     pub rank_by: String,
     /// The cut-offs of the @K metrics.
     pub k: Vec<usize>,
+    /// The context budgets, cl100k tokens.
+    pub budgets: Vec<u32>,
     /// Boundary tolerance, code points.
     pub boundary_tolerance: u32,
     /// Rows, best first.
@@ -111,7 +120,7 @@ impl Leaderboard {
     pub fn new(
         dataset: String,
         rank_by: &str,
-        k: Vec<usize>,
+        (k, budgets): (Vec<usize>, Vec<u32>),
         tolerance: u32,
         mut rows: Vec<Row>,
     ) -> Result<Self, String> {
@@ -161,6 +170,7 @@ impl Leaderboard {
             },
             rank_by: rank_by.to_owned(),
             k,
+            budgets,
             boundary_tolerance: tolerance,
             rows,
         })
@@ -168,11 +178,15 @@ impl Leaderboard {
 
     /// The metric columns shown, in order.
     pub fn columns(&self) -> Vec<String> {
-        let mut cols = vec![
-            "boundary_precision".to_owned(),
-            "boundary_recall".to_owned(),
-            "boundary_f1".to_owned(),
-        ];
+        let mut cols = Vec::new();
+        for m in ["budget_recall", "budget_precision", "budget_iou"] {
+            for b in &self.budgets {
+                cols.push(format!("{m}@{b}"));
+            }
+        }
+        cols.extend(
+            ["boundary_precision", "boundary_recall", "boundary_f1"].map(String::from),
+        );
         for k in &self.k {
             for m in ["recall", "token_recall", "token_precision", "token_iou"] {
                 cols.push(format!("{m}@{k}"));
@@ -185,6 +199,7 @@ impl Leaderboard {
                 "mean_tokens",
                 "p95_tokens",
                 "total_tokens_embedded",
+                "chunk_ms_per_doc",
                 "latency_p50_ms",
                 "latency_p95_ms",
                 "latency_p99_ms",
@@ -196,11 +211,19 @@ impl Leaderboard {
 
     /// A plain-text table: the key columns.
     pub fn table(&self) -> String {
-        let mut cols = vec!["boundary_f1".to_owned()];
-        for k in &self.k {
+        let mut cols: Vec<String> = self
+            .budgets
+            .iter()
+            .map(|b| format!("budget_recall@{b}"))
+            .collect();
+        if let Some(b) = self.budgets.get(self.budgets.len() / 2) {
+            cols.push(format!("budget_iou@{b}"));
+        }
+        cols.push("boundary_f1".to_owned());
+        if let Some(k) = self.k.first() {
             cols.push(format!("recall@{k}"));
         }
-        cols.extend(["token_iou@5", "ndcg@10", "mean_tokens", "latency_p95_ms"].map(String::from));
+        cols.extend(["ndcg@10", "mean_tokens", "chunk_ms_per_doc"].map(String::from));
         cols.retain(|c| {
             self.rows
                 .first()
@@ -219,17 +242,23 @@ impl Leaderboard {
         }
         out.push('\n');
         for r in &self.rows {
-            let mark = if r.recommended {
+            let mut mark = if r.recommended {
                 " *"
             } else if r.external {
                 " (ext)"
             } else {
                 ""
-            };
+            }
+            .to_owned();
+            if r.needs_model {
+                mark.push_str(" (model)");
+            }
             let _ = write!(out, "{:<width$}  {:<17}", r.name, r.text_and_retriever());
             for c in &cols {
                 match r.value(c) {
-                    Some(v) if c.contains("tokens") || c.starts_with("latency") => {
+                    Some(v)
+                        if c.contains("tokens") || c.starts_with("latency") || c.contains("_ms") =>
+                    {
                         let _ = write!(out, " {v:>14.1}");
                     }
                     Some(v) => {
@@ -240,11 +269,11 @@ impl Leaderboard {
                     }
                 }
             }
-            out.push_str(mark);
+            out.push_str(&mark);
             out.push('\n');
         }
         out.push_str(&format!(
-            "ranked by {}; * recommended (best non-experimental profile with latency p95 < {SLO_P95_MS} ms); (ext) external system\n",
+            "ranked by {}; budget_recall@B: reference text given when the ranked chunks fill B cl100k tokens; * recommended (best non-experimental profile with latency p95 < {SLO_P95_MS} ms); (ext) external system; (model) needs the embedding model to chunk\n",
             self.rank_by
         ));
         out
@@ -269,6 +298,11 @@ impl Leaderboard {
             } else {
                 ""
             };
+            let model = if r.needs_model {
+                " <span class=\"badge x\">needs model</span>"
+            } else {
+                ""
+            };
             let badge = if r.recommended {
                 " <span class=\"badge\">recommended</span>"
             } else if r.external {
@@ -280,15 +314,18 @@ impl Leaderboard {
             };
             let _ = write!(
                 table,
-                "<tr{class}><td>{}{badge}</td><td>{}</td>",
+                "<tr{class}><td>{}{badge}{model}</td><td>{}</td>",
                 esc(&r.name),
                 esc(&r.text_and_retriever())
             );
             for c in &cols {
                 match r.value(c) {
                     Some(v) => {
-                        let shown =
-                            if c.contains("tokens") || c.starts_with("latency") || c == "chunks" {
+                        let shown = if c.contains("tokens")
+                            || c.starts_with("latency")
+                            || c.contains("_ms")
+                            || c == "chunks"
+                        {
                                 format!("{v:.1}")
                             } else {
                                 format!("{v:.3}")
@@ -462,7 +499,10 @@ mod tests {
             metrics: [("ndcg@10".to_owned(), ndcg), ("recall@5".to_owned(), ndcg)]
                 .into_iter()
                 .collect(),
+            per_corpus: BTreeMap::new(),
             questions: 3,
+            needs_model: false,
+            chunk_ms_per_doc: p95,
             chunks: 10,
             mean_tokens: 100.0,
             p95_tokens: 120.0,
@@ -482,7 +522,7 @@ mod tests {
             row("ours", 0.8, false, Some(5.0)),
             row("other", 0.7, false, Some(5.0)),
         ];
-        let b = Leaderboard::new("d".into(), "ndcg@10", vec![5], 50, rows).unwrap();
+        let b = Leaderboard::new("d".into(), "ndcg@10", (vec![5], vec![1000]), 50, rows).unwrap();
         let names: Vec<&str> = b.rows.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(names, ["peer", "slow", "ours", "other"]);
         let rec: Vec<&str> = b

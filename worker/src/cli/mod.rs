@@ -297,9 +297,19 @@ pub struct EvalArgs {
     /// Cut-offs of the @K metrics.
     #[arg(long, value_delimiter = ',', default_value = "5,10,20")]
     pub k: Vec<usize>,
-    /// The metric rows are ranked by (e.g. ndcg@10, recall@5, boundary_f1).
-    #[arg(long, default_value = "ndcg@10")]
-    pub rank_by: String,
+    /// Context budgets in cl100k tokens: the ranked chunks fill each, the
+    /// last one cut to fit, text given twice paid twice.
+    #[arg(long, value_delimiter = ',', default_value = "500,1000,2000")]
+    pub budgets: Vec<u32>,
+    /// Keep the corpora of one half of each dataset (its `splits.json`):
+    /// tune on one, report on the other.
+    #[arg(long, value_name = "HALF")]
+    pub split: Option<String>,
+    /// The metric rows are ranked by (e.g. budget_recall@1000, ndcg@10,
+    /// recall@5, boundary_f1) [default: budget_recall at the middle budget,
+    /// or boundary_f1 when no dataset has questions].
+    #[arg(long)]
+    pub rank_by: Option<String>,
     /// Boundary match tolerance, in characters.
     #[arg(long, default_value_t = 50)]
     pub tolerance: u32,

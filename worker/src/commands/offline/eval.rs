@@ -14,7 +14,7 @@ use super::{deliver, OfflineError, Progress, Summary};
 use crate::cli::{EvalArgs, EvalText};
 
 /// The datasets used when none is named: the repository's.
-pub const DEFAULT_DATASETS: [&str; 2] = ["eval/retrieval", "eval/boundaries"];
+pub const DEFAULT_DATASETS: [&str; 3] = ["eval/retrieval", "eval/retrieval-plain", "eval/boundaries"];
 
 /// A granularity named on the command line (clap checked the spelling).
 fn parse_granularity(name: &str) -> shared::Granularity {
@@ -58,8 +58,22 @@ pub fn run(
     };
     let mut datasets = Vec::new();
     for dir in &dirs {
-        datasets.push(Dataset::load(dir).map_err(|e| OfflineError::Usage(e.to_string()))?);
+        let mut d = Dataset::load(dir).map_err(|e| OfflineError::Usage(e.to_string()))?;
+        if let Some(half) = &args.split {
+            d = d.restrict(half).map_err(|e| OfflineError::Usage(e.to_string()))?;
+        }
+        datasets.push(d);
     }
+    if args.budgets.is_empty() || args.budgets.contains(&0) {
+        return Err(OfflineError::Usage(
+            "--budgets takes positive token counts, e.g. 500,1000,2000".into(),
+        ));
+    }
+    let rank_by = match &args.rank_by {
+        Some(r) => r.clone(),
+        None if datasets.iter().all(|d| d.questions.is_empty()) => "boundary_f1".to_owned(),
+        None => format!("budget_recall@{}", args.budgets[args.budgets.len() / 2]),
+    };
     let mut systems: Vec<System> = Vec::new();
     let names: Vec<String> = if args.profiles.is_empty() || args.all {
         engine
@@ -112,7 +126,7 @@ pub fn run(
         let path = Path::new(file);
         let text = std::fs::read_to_string(path)
             .map_err(|e| OfflineError::Usage(format!("--external {}: {e}", path.display())))?;
-        let chunks = evaluation::external::parse(path, &text, &datasets)
+        let chunks = evaluation::external::parse(path, &text, &datasets, args.split.is_some())
             .map_err(|e| OfflineError::Usage(e.to_string()))?;
         systems.push(System::External {
             name: name.to_owned(),
@@ -122,12 +136,13 @@ pub fn run(
     let config = Config {
         ks: args.k.clone(),
         tolerance: args.tolerance,
-        rank_by: args.rank_by.clone(),
+        rank_by: rank_by.clone(),
         texts: match args.text {
             EvalText::Embed => vec![true],
             EvalText::Chunk => vec![false],
             EvalText::Both => vec![true, false],
         },
+        budgets: args.budgets.clone(),
     };
     let bar = if progress == Progress::Stderr {
         let bar =
@@ -180,8 +195,8 @@ pub fn run(
     let dataset_names: Vec<String> = datasets.iter().map(|d| d.name.clone()).collect();
     let board = Leaderboard::new(
         dataset_names.join(", "),
-        &args.rank_by,
-        args.k.clone(),
+        &rank_by,
+        (args.k.clone(), args.budgets.clone()),
         args.tolerance,
         rows,
     )
