@@ -210,8 +210,11 @@ impl Dataset {
             .filter(|q| corpora.contains(&q.corpus))
             .map(|q| q.doc)
             .collect();
-        let renumber: BTreeMap<usize, usize> =
-            keep.iter().enumerate().map(|(new, &old)| (old, new)).collect();
+        let renumber: BTreeMap<usize, usize> = keep
+            .iter()
+            .enumerate()
+            .map(|(new, &old)| (old, new))
+            .collect();
         self.documents = self
             .documents
             .into_iter()

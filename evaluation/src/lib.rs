@@ -137,6 +137,10 @@ pub struct Config {
     /// Context budgets in cl100k tokens: the ranked chunks' texts fill each
     /// (`budget_recall@B`, `budget_precision@B`, `budget_iou@B`).
     pub budgets: Vec<u32>,
+    /// Small-to-big: each ranked chunk brings this many chunks on each side
+    /// of it in its document into the budget (`shared::retrieval::
+    /// with_neighbours`); 0 gives the ranked chunks alone.
+    pub neighbours: usize,
 }
 
 /// Ranked chunks looked at per question: enough to fill the largest
@@ -236,7 +240,8 @@ pub fn run_profile(
         )));
     }
     let counter = p.tokenizer.counter();
-    let cl100k = (p.tokenizer != TokenizerKind::Cl100kBase).then(|| TokenizerKind::Cl100kBase.counter());
+    let cl100k =
+        (p.tokenizer != TokenizerKind::Cl100kBase).then(|| TokenizerKind::Cl100kBase.counter());
     let mut out = SystemOutput::default();
     for (doc_index, d) in dataset.documents.iter().enumerate() {
         let meta = DocumentMeta {
@@ -396,6 +401,14 @@ pub fn retrieval_sums(
     };
     let spans: Vec<ChunkSpan> = output.chunks.iter().map(|c| c.span).collect();
     let costs: Vec<u32> = output.chunks.iter().map(|c| c.budget_tokens).collect();
+    let places: Vec<shared::retrieval::Span> = spans
+        .iter()
+        .map(|s| shared::retrieval::Span {
+            doc: s.doc,
+            start: s.text.0,
+            end: s.text.1,
+        })
+        .collect();
     let counter = TokenizerKind::Cl100kBase.counter();
     let depth = config
         .ks
@@ -423,8 +436,13 @@ pub fn retrieval_sums(
                 sums.add(&q.corpus, format!("{name}@{k}"), v);
             }
         }
+        let order = if config.neighbours == 0 {
+            ranked.clone()
+        } else {
+            shared::retrieval::with_neighbours(&ranked, &places, config.neighbours)
+        };
         for &budget in &config.budgets {
-            let pieces = fill_budget(&spans, &ranked, &costs, budget, |i, left| {
+            let pieces = fill_budget(&spans, &order, &costs, budget, |i, left| {
                 cut_span(&output.chunks[i], left, &counter)
             });
             let m = budgeted(&pieces, q.doc, &q.references);
@@ -553,7 +571,8 @@ pub fn evaluate(
                 per_corpus,
                 questions,
                 needs_model,
-                chunk_ms_per_doc: (!lat.is_empty()).then(|| lat.iter().sum::<f64>() / lat.len() as f64),
+                chunk_ms_per_doc: (!lat.is_empty())
+                    .then(|| lat.iter().sum::<f64>() / lat.len() as f64),
                 chunks: all.len(),
                 mean_tokens: if tokens.is_empty() {
                     0.0

@@ -163,22 +163,25 @@ pub struct Budgeted {
 pub fn budgeted(pieces: &[(usize, (u32, u32))], doc: usize, references: &[(u32, u32)]) -> Budgeted {
     let relevant = merge(references.to_vec());
     let relevant_total = total(&relevant);
-    let given: u64 = pieces.iter().map(|(_, s)| u64::from(s.1.saturating_sub(s.0))).sum();
+    let given: u64 = pieces
+        .iter()
+        .map(|(_, s)| u64::from(s.1.saturating_sub(s.0)))
+        .sum();
     let in_doc: Vec<(u32, u32)> = pieces
         .iter()
         .filter(|(d, _)| *d == doc)
         .map(|(_, s)| *s)
         .collect();
     let hit_union = intersection(&merge(in_doc.clone()), &relevant);
-    let hit_paid: u64 = in_doc
-        .iter()
-        .map(|s| intersection(&[*s], &relevant))
-        .sum();
+    let hit_paid: u64 = in_doc.iter().map(|s| intersection(&[*s], &relevant)).sum();
     let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
     Budgeted {
         recall: ratio(hit_union, relevant_total),
         precision: ratio(hit_paid, given),
-        iou: ratio(hit_union, (given + relevant_total).saturating_sub(hit_union)),
+        iou: ratio(
+            hit_union,
+            (given + relevant_total).saturating_sub(hit_union),
+        ),
     }
 }
 
@@ -270,9 +273,21 @@ mod tests {
     #[test]
     fn a_budget_is_filled_in_order_the_last_chunk_cut_and_repeats_paid_twice() {
         let chunks = [
-            ChunkSpan { doc: 0, own: (0, 100), text: (0, 100) },
-            ChunkSpan { doc: 0, own: (100, 200), text: (50, 200) },
-            ChunkSpan { doc: 1, own: (0, 100), text: (0, 100) },
+            ChunkSpan {
+                doc: 0,
+                own: (0, 100),
+                text: (0, 100),
+            },
+            ChunkSpan {
+                doc: 0,
+                own: (100, 200),
+                text: (50, 200),
+            },
+            ChunkSpan {
+                doc: 1,
+                own: (0, 100),
+                text: (0, 100),
+            },
         ];
         let tokens = [25, 40, 25];
         // 25 + 40 fit in 80, then 15 of the third chunk's 25 tokens.

@@ -184,9 +184,7 @@ impl Leaderboard {
                 cols.push(format!("{m}@{b}"));
             }
         }
-        cols.extend(
-            ["boundary_precision", "boundary_recall", "boundary_f1"].map(String::from),
-        );
+        cols.extend(["boundary_precision", "boundary_recall", "boundary_f1"].map(String::from));
         for k in &self.k {
             for m in ["recall", "token_recall", "token_precision", "token_iou"] {
                 cols.push(format!("{m}@{k}"));
@@ -257,7 +255,9 @@ impl Leaderboard {
             for c in &cols {
                 match r.value(c) {
                     Some(v)
-                        if c.contains("tokens") || c.starts_with("latency") || c.contains("_ms") =>
+                        if c.contains("tokens")
+                            || c.starts_with("latency")
+                            || c.contains("_ms") =>
                     {
                         let _ = write!(out, " {v:>14.1}");
                     }
@@ -326,10 +326,10 @@ impl Leaderboard {
                             || c.contains("_ms")
                             || c == "chunks"
                         {
-                                format!("{v:.1}")
-                            } else {
-                                format!("{v:.3}")
-                            };
+                            format!("{v:.1}")
+                        } else {
+                            format!("{v:.3}")
+                        };
                         let _ = write!(table, "<td data-v=\"{v}\">{shown}</td>");
                     }
                     None => table.push_str("<td data-v=\"-1\">-</td>"),
@@ -541,7 +541,7 @@ mod tests {
         let err = Leaderboard::new(
             "d".into(),
             "ndcg@3",
-            vec![5],
+            (vec![5], vec![1000]),
             50,
             vec![row("x", 1.0, false, None)],
         )

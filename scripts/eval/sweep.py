@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
-"""The retrieval-first profile sweep of issue 17 (BENCHMARKS.md
-"Retrieval-first profiles"): writes candidate profiles, runs
-`chunk-worker eval` on the retrieval set with them and the peers' chunks,
-and prints a Markdown table; `--svg FILE` also draws recall@5 against mean
-chunk size, one panel per retriever (plain SVG, no dependencies).
+"""The profile sweep at equal context (BENCHMARKS.md "Retrieval at equal
+context"): writes candidate profiles, runs `chunk-worker eval` on one half
+of a data set with them and the peers' chunks, and prints a Markdown table
+ranked by budget_recall@1000 (the harness's default), with each system's
+margin over the best peer at every budget; `--svg FILE` also draws the
+ranked metric against mean chunk size (plain SVG, no dependencies).
 
 usage:
-  scripts/eval/sweep.py --grid bm25 [--retriever bm25] [--svg docs/sweep-bm25.svg]
-  scripts/eval/sweep.py --grid minilm --retriever minilm [--svg ...]
+  scripts/eval/sweep.py --grid budget --split A [--retriever bm25] [--svg FILE]
+  scripts/eval/sweep.py --grid budget --split A --retriever minilm --dataset eval/retrieval
 
-The binary is target/release/chunk-worker (build it first); peers come from
-target/peers/retrieval/*.jsonl (scripts/peers/eval_peers.py). With minilm
+Tune on one half (--split A), then run the chosen profiles once on the
+other (--split B): a figure tuned and scored on the same half is not a
+result. The binary is target/release/chunk-worker (build it first); peers
+come from target/peers/<dataset>/*.jsonl (scripts/peers/eval_peers.py). With minilm
 the model must be in models/all-MiniLM-L6-v2 (scripts/fetch-model.sh); the
 eval keeps every vector in target/sweep/vectors-*.bin, so a second run
 embeds only new chunk texts.
@@ -48,87 +51,35 @@ def profile(name, strategy, params, crumb="conditional", embedder=None):
     return "\n".join(lines) + "\n"
 
 
+SENT = MD4[:5] + ["<sentence>", "\n", " ", ""]
+
+
 def grid(kind):
     """Candidate profiles: name -> TOML."""
     out = {}
-    if kind == "bm25":
-        for size, ov in [(600, 150), (800, 200), (900, 200), (1000, 150), (1000, 200), (1000, 250), (1100, 250), (1200, 300), (1500, 400)]:
-            for crumb in ["none", "conditional"]:
-                n = f"rmd-{size}-{ov}-{crumb[:4]}"
-                out[n] = profile(n, "recursive", {"chunk_size": size, "chunk_overlap": ov, "separators": MD4}, crumb)
-        for size, ov in [(1000, 200), (1000, 300), (1500, 400)]:
-            for h, hn in [([1], "h1"), ([1, 2], "h12"), ([1, 2, 3], "h123")]:
-                n = f"mdh-{hn}-{size}-{ov}"
-                out[n] = profile(n, "markdown_headers", {"headings": h, "chunk_size": size, "chunk_overlap": ov})
-        for t, hm in [(700, 1000), (900, 1200)]:
-            n = f"struct-{t}"
-            out[n] = profile(n, "structural", {"target_tokens": t, "hard_max_tokens": hm})
-    elif kind == "minilm":
-        # Fitted to the model's window: every word piece embedded.
-        for size, ov in [(300, 100), (350, 50), (500, 100)]:
-            for crumb in ["none", "conditional"]:
-                n = f"w-rmd-{size}-{ov}-{crumb[:4]}"
-                out[n] = profile(n, "recursive", {"chunk_size": size, "chunk_overlap": ov, "separators": MD4}, crumb, WINDOW)
-        n = "w-mdh-h123-350-50"
-        out[n] = profile(n, "markdown_headers", {"headings": [1, 2, 3], "chunk_size": 350, "chunk_overlap": 50}, "conditional", WINDOW)
-        n = "w-struct-350"
-        out[n] = profile(n, "structural", {"target_tokens": 350, "soft_max_tokens": 450, "hard_max_tokens": 520,
-                                           "overlap": {"percent_of_target": 15, "sentence_aligned": True}}, "conditional", WINDOW)
-    elif kind == "minilm2":
-        # Not fitted: the model reads each chunk's first 256 word pieces.
-        for size, ov in [(300, 50), (350, 50), (400, 100), (400, 200)]:
-            n = f"rmd-{size}-{ov}-none"
-            out[n] = profile(n, "recursive", {"chunk_size": size, "chunk_overlap": ov, "separators": MD4}, "none")
-        n = "mdh-h123-350-50-none"
-        out[n] = profile(n, "markdown_headers", {"headings": [1, 2, 3], "chunk_size": 350, "chunk_overlap": 50}, "none")
-    elif kind == "minilm3":
-        # Around the best of minilm2: less overlap (it takes the start of the
-        # window), sentence cuts, other sizes, sections at headings 1-2.
-        for size, ov in [(350, 0), (350, 25), (375, 50)]:
-            n = f"rmd-{size}-{ov}-none"
-            out[n] = profile(n, "recursive", {"chunk_size": size, "chunk_overlap": ov, "separators": MD4}, "none")
-        n = "rmds-350-50-none"
-        out[n] = profile(n, "recursive", {"chunk_size": 350, "chunk_overlap": 50, "separators": MD4[:6] + [". ", " ", ""]}, "none")
-        n = "mdh-h12-350-50-none"
-        out[n] = profile(n, "markdown_headers", {"headings": [1, 2], "chunk_size": 350, "chunk_overlap": 50}, "none")
-    elif kind == "minilm4":
-        # Sentence cuts that keep the end punctuation (the "<sentence>"
-        # separator) between lines and words.
-        for size, ov in [(300, 50), (350, 50), (400, 50), (350, 25)]:
-            n = f"rsent-{size}-{ov}-none"
-            out[n] = profile(n, "recursive", {"chunk_size": size, "chunk_overlap": ov, "separators": MD4[:6] + ["<sentence>", " ", ""]}, "none")
-    elif kind == "minilm5":
-        # Around the best sentence variant; structural sections of a similar size.
-        for size, ov in [(325, 50), (375, 50), (350, 75), (360, 50), (340, 50)]:
-            n = f"rsent-{size}-{ov}-none"
-            out[n] = profile(n, "recursive", {"chunk_size": size, "chunk_overlap": ov, "separators": MD4[:6] + ["<sentence>", " ", ""]}, "none")
-        n = "struct-300-none"
-        out[n] = profile(n, "structural", {"target_tokens": 300, "soft_max_tokens": 380, "hard_max_tokens": 450,
-                                           "overlap": {"percent_of_target": 15, "sentence_aligned": True}}, "none")
-    elif kind == "minilm6":
-        # Stubs and heading-only chunks join a neighbour (stub_tokens).
-        SENT = MD4[:6] + ["<sentence>", " ", ""]
-        for size, ov, seps, tag in [(350, 50, MD4, "rmd"), (350, 50, SENT, "rsent"), (360, 50, SENT, "rsent"),
-                                    (350, 75, SENT, "rsent"), (375, 50, SENT, "rsent"), (400, 50, SENT, "rsent")]:
-            n = f"{tag}-{size}-{ov}-stub"
-            out[n] = profile(n, "recursive", {"chunk_size": size, "chunk_overlap": ov, "separators": seps, "stub_tokens": 8}, "none")
-    elif kind == "minilm7":
-        # Sentences before lines: hard-wrapped prose is cut at sentence ends,
-        # not at its line wraps.
-        SENT2 = MD4[:5] + ["<sentence>", "\n", " ", ""]
-        for size, ov in [(300, 50), (325, 50), (350, 50), (360, 50), (350, 75), (375, 50), (400, 50)]:
-            n = f"rsl-{size}-{ov}-stub"
-            out[n] = profile(n, "recursive", {"chunk_size": size, "chunk_overlap": ov, "separators": SENT2, "stub_tokens": 8}, "none")
-    elif kind == "minilm-all":
-        for k in ["minilm", "minilm2", "minilm3", "minilm4", "minilm5", "minilm6", "minilm7"]:
-            out.update(grid(k))
+    if kind == "budget":
+        # Issue 46: Markdown-aware recursive splitting with sentences before
+        # lines, small sizes, with and without overlap (at most half).
+        for size in [200, 220, 250, 280, 300, 350, 400]:
+            for ov in [0, 30, 60, 100, 150]:
+                if 2 * ov <= size:
+                    n = f"m-{size}-{ov}"
+                    out[n] = profile(n, "recursive", {"chunk_size": size, "chunk_overlap": ov,
+                                                      "separators": SENT, "stub_tokens": 8}, "none")
+    elif kind == "budget-struct":
+        # Paragraph packing with a soft and a hard max (structural).
+        for t in [150, 200, 250, 300]:
+            for ov, tag in [({"tokens": 0}, "none"), ({"sentences": 1}, "s1")]:
+                n = f"st-{t}-{tag}"
+                out[n] = profile(n, "structural", {"target_tokens": t, "soft_max_tokens": t * 13 // 10,
+                                                   "hard_max_tokens": t * 3 // 2, "min_tokens": 0, "overlap": ov}, "none")
     else:
         sys.exit(f"unknown grid {kind}")
     return out
 
 
-def svg(rows, path):
-    """recall@5 (y) against mean tokens (x, log), one panel per retriever."""
+def svg(rows, path, metric="budget_recall@1000"):
+    """`metric` (y) against mean tokens (x, log), one panel per retriever."""
     import math
 
     panels = sorted({r["retriever"] for r in rows})
@@ -138,13 +89,13 @@ def svg(rows, path):
     for pi, ret in enumerate(panels):
         rs = [r for r in rows if r["retriever"] == ret]
         x0 = pi * W
-        ys = [r["recall@5"] for r in rs]
+        ys = [r[metric] for r in rs]
         lo, hi = min(ys) - 0.01, max(ys) + 0.01
         xs = [math.log(max(r["mean_tokens"], 1)) for r in rs]
         xl, xh = min(xs) - 0.1, max(xs) + 0.1
         px = lambda v: x0 + M + (v - xl) / (xh - xl) * (W - 2 * M - 60)
         py = lambda v: H - M - (v - lo) / (hi - lo) * (H - 2 * M)
-        parts.append(f'<text x="{x0 + W / 2}" y="20" text-anchor="middle" font-size="13">recall@5 vs mean chunk tokens ({ret})</text>')
+        parts.append(f'<text x="{x0 + W / 2}" y="20" text-anchor="middle" font-size="13">{metric} vs mean chunk tokens ({ret})</text>')
         parts.append(f'<line x1="{x0 + M}" y1="{H - M}" x2="{x0 + W - M}" y2="{H - M}" stroke="black"/>')
         parts.append(f'<line x1="{x0 + M}" y1="{M}" x2="{x0 + M}" y2="{H - M}" stroke="black"/>')
         for k in range(5):
@@ -159,8 +110,8 @@ def svg(rows, path):
         for r in sorted(rs, key=shipped):
             ext = r.get("external")
             colour = "#d62728" if ext else ("#1f77b4" if not r["name"].startswith("retrieval") else "#2ca02c")
-            x, y = px(math.log(max(r["mean_tokens"], 1))), py(r["recall@5"])
-            parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}"><title>{r["name"]}: {r["recall@5"]:.3f}</title></circle>')
+            x, y = px(math.log(max(r["mean_tokens"], 1))), py(r[metric])
+            parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}"><title>{r["name"]}: {r[metric]:.3f}</title></circle>')
             if ext or r["name"].startswith("retrieval"):
                 parts.append(f'<text x="{x + 6:.1f}" y="{y - 4:.1f}" font-size="9">{r["name"]}</text>')
         parts.append(f'<text x="{x0 + M}" y="{H - 8}" font-size="9">red: peers, green: shipped retrieval profiles, blue: candidates</text>')
@@ -171,16 +122,21 @@ def svg(rows, path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--grid", required=True, choices=["bm25", "minilm", "minilm2", "minilm3", "minilm4", "minilm5", "minilm6", "minilm7", "minilm-all"])
-    ap.add_argument("--retriever", default="bm25", choices=["bm25", "minilm", "both"])
+    ap.add_argument("--grid", required=True, choices=["budget", "budget-struct"])
+    ap.add_argument("--dataset", default="eval/retrieval-plain")
+    ap.add_argument("--split", help="the half to tune on (its splits.json)")
+    ap.add_argument("--retriever", default="bm25", choices=["bm25", "minilm"])
+    ap.add_argument("--rank-by", default="budget_recall@1000")
     ap.add_argument("--profiles", default="", help="built-in profiles to add, comma-separated")
     ap.add_argument("--svg")
     ap.add_argument("--out", default=OUT, help=f"work directory [{OUT}]")
     a = ap.parse_args()
     out = a.out
     os.makedirs(f"{out}/profiles", exist_ok=True)
-    cmd = ["target/release/chunk-worker", "eval", "--dataset", "eval/retrieval", "--k", "5,10",
-           "--text", "embed", "--retriever", a.retriever, "--out", out]
+    cmd = ["target/release/chunk-worker", "eval", "--dataset", a.dataset, "--text", "chunk",
+           "--retriever", a.retriever, "--rank-by", a.rank_by, "--out", out]
+    if a.split:
+        cmd += ["--split", a.split]
     names = [p for p in a.profiles.split(",") if p]
     for name, toml in grid(a.grid).items():
         path = f"{out}/profiles/{name}.toml"
@@ -189,21 +145,28 @@ def main():
         cmd += ["--profile-file", path]
         names.append(name)
     cmd += ["--profiles", ",".join(names)]
-    for peer in sorted(glob.glob("target/peers/retrieval/*.jsonl")):
+    dataset = os.path.basename(os.path.normpath(a.dataset))
+    for peer in sorted(glob.glob(f"target/peers/{dataset}/*.jsonl")):
         cmd += ["--external", f"{os.path.basename(peer)[:-6]}={peer}"]
     print("+", " ".join(c if " " not in c else repr(c) for c in cmd), file=sys.stderr)
     subprocess.run(cmd, check=True, stdout=sys.stderr)
     board = json.load(open(f"{out}/leaderboard.json"))
     rows = board["rows"]
-    rows.sort(key=lambda r: (r["retriever"], -r["recall@5"]))
-    print("| system | retriever | recall@5 | token recall@5 | token precision@5 | nDCG@10 | chunks | mean tokens |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    budgets = [k.split("@")[1] for k in sorted(rows[0]) if k.startswith("budget_recall@")]
+    budgets.sort(key=int)
+    peers = [r for r in rows if r.get("external")]
+    best = {b: max((p[f"budget_recall@{b}"] for p in peers), default=0.0) for b in budgets}
+    rows.sort(key=lambda r: -r[a.rank_by])
+    head = " | ".join(f"@{b}" for b in budgets)
+    print(f"| system | {head} | margin over the best peer ({', '.join(budgets)}) | mean tokens |")
+    print("|---|" + "---:|" * len(budgets) + "---|---:|")
     for r in rows:
         name = f"{r['name']} (peer)" if r.get("external") else r["name"]
-        print(f"| {name} | {r['retriever']} | {r['recall@5']:.3f} | {r['token_recall@5']:.3f} | "
-              f"{r['token_precision@5']:.4f} | {r['ndcg@10']:.3f} | {r['chunks']} | {r['mean_tokens']:.0f} |")
+        vals = " | ".join(f"{r[f'budget_recall@{b}']:.3f}" for b in budgets)
+        margin = " ".join(f"{r[f'budget_recall@{b}'] - best[b]:+.3f}" for b in budgets)
+        print(f"| {name} | {vals} | {margin} | {r['mean_tokens']:.0f} |")
     if a.svg:
-        svg(rows, a.svg)
+        svg(rows, a.svg, a.rank_by)
         print(f"wrote {a.svg}", file=sys.stderr)
 
 

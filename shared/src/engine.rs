@@ -473,6 +473,7 @@ mod tests {
                 "token-v1",
                 "markdown-v1",
                 "semantic-v1",
+                "semantic-cluster-v1",
                 "texttiling-v1",
                 "c99-v1",
                 "window-v1",

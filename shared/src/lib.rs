@@ -35,6 +35,7 @@ pub mod markdown;
 mod multi;
 pub mod normalize;
 pub mod profile;
+pub mod retrieval;
 pub mod segment;
 pub mod sentence;
 pub mod source_map;

@@ -48,6 +48,7 @@ builtin_strategies! {
     token::Token,
     markdown_headers::MarkdownHeaders,
     semantic::Semantic,
+    semantic_cluster::SemanticCluster,
     texttiling::TextTiling,
     c99::C99,
     sliding_window::SlidingWindow,

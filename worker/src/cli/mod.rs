@@ -301,6 +301,10 @@ pub struct EvalArgs {
     /// last one cut to fit, text given twice paid twice.
     #[arg(long, value_delimiter = ',', default_value = "500,1000,2000")]
     pub budgets: Vec<u32>,
+    /// Small-to-big: each ranked chunk brings N chunks on each side of it
+    /// (same document, nearest first) into the context budgets.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub neighbours: usize,
     /// Keep the corpora of one half of each dataset (its `splits.json`):
     /// tune on one, report on the other.
     #[arg(long, value_name = "HALF")]

@@ -14,7 +14,8 @@ use super::{deliver, OfflineError, Progress, Summary};
 use crate::cli::{EvalArgs, EvalText};
 
 /// The datasets used when none is named: the repository's.
-pub const DEFAULT_DATASETS: [&str; 3] = ["eval/retrieval", "eval/retrieval-plain", "eval/boundaries"];
+pub const DEFAULT_DATASETS: [&str; 3] =
+    ["eval/retrieval", "eval/retrieval-plain", "eval/boundaries"];
 
 /// A granularity named on the command line (clap checked the spelling).
 fn parse_granularity(name: &str) -> shared::Granularity {
@@ -60,7 +61,9 @@ pub fn run(
     for dir in &dirs {
         let mut d = Dataset::load(dir).map_err(|e| OfflineError::Usage(e.to_string()))?;
         if let Some(half) = &args.split {
-            d = d.restrict(half).map_err(|e| OfflineError::Usage(e.to_string()))?;
+            d = d
+                .restrict(half)
+                .map_err(|e| OfflineError::Usage(e.to_string()))?;
         }
         datasets.push(d);
     }
@@ -143,6 +146,7 @@ pub fn run(
             EvalText::Both => vec![true, false],
         },
         budgets: args.budgets.clone(),
+        neighbours: args.neighbours,
     };
     let bar = if progress == Progress::Stderr {
         let bar =
