@@ -219,7 +219,7 @@ impl Engine {
     }
 
     /// Normalizes `markdown` and chunks it under the named profile, then
-    /// validates the result (SPEC 3.6).
+    /// validates the result (docs/contract.md#validation).
     pub fn chunk(
         &self,
         markdown: &[u8],

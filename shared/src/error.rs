@@ -1,8 +1,8 @@
-//! Typed errors of the chunking engine, each mapped to a SPEC 2.3 error code.
+//! Typed errors of the chunking engine, each mapped to an error code (docs/contract.md#error-codes).
 
 use std::fmt;
 
-/// The error codes of SPEC 2.3, as they appear on the wire (`x-error-code`,
+/// The error codes of docs/contract.md#error-codes, as they appear on the wire (`x-error-code`,
 /// `chunking_failures.error_code`, the CLI's `CHUNKING_FAILED <CODE>` line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -21,7 +21,7 @@ pub enum ErrorCode {
     UnknownProfile,
     /// The document already belongs to another tenant.
     TenantMismatch,
-    /// A chunk broke the SPEC 3.6 checklist (a bug, never silently emitted).
+    /// A chunk broke the docs/contract.md#validation checklist (a bug, never silently emitted).
     ValidationFailed,
     /// Redelivered past the delivery limit.
     DeliveryLimit,
@@ -46,7 +46,7 @@ impl ErrorCode {
         }
     }
 
-    /// Every code, in SPEC order.
+    /// Every code, in the order of docs/contract.md#error-codes.
     pub const ALL: [ErrorCode; 10] = [
         Self::InvalidMessage,
         Self::InvalidUtf8,
@@ -156,7 +156,7 @@ pub enum ChunkError {
         /// The strategy that panicked.
         strategy: String,
     },
-    /// The produced chunks break the SPEC 3.6 checklist.
+    /// The produced chunks break the docs/contract.md#validation checklist.
     #[error("chunk validation failed ({} violation(s)): {}", violations.len(), violations.first().map(String::as_str).unwrap_or(""))]
     Validation {
         /// One line per violated rule, naming the chunk.
@@ -165,7 +165,7 @@ pub enum ChunkError {
 }
 
 impl ChunkError {
-    /// The SPEC 2.3 code this error is reported under.
+    /// The error code (docs/contract.md#error-codes) this error is reported under.
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::InvalidUtf8 { .. } => ErrorCode::InvalidUtf8,

@@ -29,7 +29,7 @@ pub use window::{EmbedderWindow, WindowTokenizer};
 /// The profile used when none is named.
 pub const DEFAULT_PROFILE: &str = "spec-v1";
 
-/// Which stable-id formula a profile uses (SPEC 3.5).
+/// Which stable-id formula a profile uses (docs/contract.md#ids).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IdFormula {

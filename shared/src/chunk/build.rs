@@ -1,5 +1,5 @@
 //! From planned pieces to chunk records: text, offsets, token counts,
-//! paths, breadcrumbs and ids (SPEC 3.5).
+//! paths, breadcrumbs and ids (docs/contract.md#ids).
 
 use crate::chunk::piece::{Piece, Prefix};
 use crate::chunk::record::{Chunk, ChunkType, DocumentMeta};

@@ -1,6 +1,6 @@
 //! Several granularities in one output (seed 001): ordinals contiguous per
 //! granularity (the ids of the granularities other than the profile's
-//! primary one are namespaced when sealed, SPEC 3.5); and seed 001's
+//! primary one are namespaced when sealed, docs/contract.md#chunk-record); and seed 001's
 //! `chunk_key` and `is_table`, which every chunk of every profile carries.
 
 use crate::chunk::record::{Chunk, ChunkType, Granularity};

@@ -1,4 +1,4 @@
-//! The chunk record (SPEC 3.5) and the document metadata it is built from.
+//! The chunk record (docs/contract.md#chunk-record) and the document metadata it is built from.
 
 use std::sync::Arc;
 
@@ -127,14 +127,14 @@ impl ChunkType {
     }
 }
 
-/// One retrieval-ready chunk (SPEC 3.5). Field order is the JSONL order.
+/// One retrieval-ready chunk (docs/contract.md#chunk-record). Field order is the JSONL order.
 ///
 /// Invariant: `chunk_text == prefix + normalized[char_start..char_end] + suffix`
 /// where `prefix` is the first `overlap_prefix_chars` chars of `chunk_text`
 /// and `suffix` its last `closing_suffix_chars` chars.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chunk {
-    /// Stable id (SPEC 3.5), lowercase hex sha256.
+    /// Stable id (docs/contract.md#ids), lowercase hex sha256.
     pub chunk_id: String,
     /// Owning tenant.
     pub tenant_id: String,

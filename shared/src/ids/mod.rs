@@ -1,4 +1,4 @@
-//! Canonical chunk text and the stable id formulas (SPEC 3.5).
+//! Canonical chunk text and the stable id formulas (docs/contract.md#ids).
 
 mod canonical;
 
@@ -61,7 +61,7 @@ pub struct IdInput<'a> {
     pub primary: Granularity,
 }
 
-/// The stable chunk id under `formula` (SPEC 3.5). A chunk of a granularity
+/// The stable chunk id under `formula` (docs/contract.md#ids). A chunk of a granularity
 /// other than the profile's primary one appends `|granularity`.
 pub fn chunk_id(formula: IdFormula, input: &IdInput<'_>) -> String {
     // The digest's input is written part by part, without formatting it

@@ -105,7 +105,7 @@ pub struct Limits {
 /// What a chunk's prefix may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PrefixRule {
-    /// SPEC 3.5 by chunk type: lists and quotes none, prose only the text
+    /// docs/contract.md#chunk-record by chunk type: lists and quotes none, prose only the text
     /// right before the own span, a table its header rows, code a re-opened
     /// fence; a suffix only closes a fence.
     Typed,
@@ -117,7 +117,7 @@ pub enum PrefixRule {
 }
 
 /// The validation rules a strategy declares on top of the universal ones
-/// (SPEC 3.6 / 3.8). The universal ones always apply: hard max, no empty
+/// (docs/contract.md#validation and #strategies). The universal ones always apply: hard max, no empty
 /// chunk, contiguous ordinals, `chunk_text == prefix + own span + suffix`,
 /// own spans increasing, nothing lost outside front matter and thematic
 /// breaks, ids recomputed equal.

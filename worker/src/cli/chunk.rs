@@ -212,7 +212,7 @@ fn parse_content_type(s: &str) -> Result<String, String> {
     }
 }
 
-/// SPEC 2.1: `^[a-z0-9-]{3,64}$`.
+/// docs/contract.md#input-message: `^[a-z0-9-]{3,64}$`.
 fn parse_tenant(value: &str) -> Result<String, String> {
     let shape_ok = (3..=64).contains(&value.len())
         && value
@@ -225,12 +225,12 @@ fn parse_tenant(value: &str) -> Result<String, String> {
     }
 }
 
-/// SPEC 2.1: opaque, 1..256 characters, no control characters.
+/// docs/contract.md#input-message: opaque, 1..256 characters, no control characters.
 fn parse_document_id(value: &str) -> Result<String, String> {
     parse_opaque_id(value, 256)
 }
 
-/// SPEC 2.1: opaque, 1..128 characters.
+/// docs/contract.md#input-message: opaque, 1..128 characters.
 fn parse_source_version(value: &str) -> Result<String, String> {
     parse_opaque_id(value, 128)
 }

@@ -115,7 +115,7 @@ pub enum Progress {
 /// One input that could not be processed; displays as its `CHUNKING_FAILED` line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileFailure {
-    /// The SPEC 2.3 error code.
+    /// The error code (docs/contract.md#error-codes).
     pub code: ErrorCode,
     /// The path as given or found.
     pub path: String,

@@ -9,7 +9,7 @@
 //! * `chunking_stage_duration_seconds{stage}`: the `chunk` (engine) and
 //!   `store` (one transaction) stages of a stored version;
 //! * `chunking_errors_total{tenant_id, error_type}`: dead-lettered messages by
-//!   SPEC 2.3 code;
+//!   error code (docs/contract.md#error-codes);
 //! * `chunking_chunks_produced_total{tenant_id, strategy, granularity}` and
 //!   `chunking_chunk_size_tokens{strategy, granularity}` (seed 001's
 //!   `chunks_created` and `chunk_size_tokens`);
@@ -27,7 +27,7 @@
 //! [`crate::ops::scrape`].
 //!
 //! Label cardinality is bounded: `strategy` and `granularity` come from the
-//! profiles, `error_type` from the SPEC codes, `stage` and `queue` are fixed,
+//! profiles, `error_type` from the error codes (docs/contract.md#error-codes), `stage` and `queue` are fixed,
 //! and `tenant_id` keeps the first `telemetry.max_tenant_labels` tenants seen
 //! (later ones are counted under `other`; invalid ones under `unknown`).
 
@@ -282,7 +282,7 @@ impl Metrics {
         let errors = Family::<ErrorLabels, Counter>::default();
         registry.register(
             "chunking_errors",
-            "Dead-lettered messages, by SPEC 2.3 code",
+            "Dead-lettered messages, by error code",
             errors.clone(),
         );
         let chunks = Family::<ChunkLabels, Counter>::default();

@@ -1,10 +1,10 @@
 //! The structural strategy (profiles spec-v1, enterprise-v1, docs-v1):
-//! heading-aware packing of Markdown blocks under token budgets (SPEC 3.3,
+//! heading-aware packing of Markdown blocks under token budgets (docs/contract.md#blocks-and-boundaries,
 //! 3.4). It is the reference the other strategies are measured against.
 //!
 //! - `pack.rs`: blocks to planned pieces (headings travel with content,
 //!   tables and code alone, short lists merge, prose packs to the soft max);
-//! - `overlap.rs`: SPEC 3.4 overlap between prose pieces of one section;
+//! - `overlap.rs`: docs/contract.md#size-policy overlap between prose pieces of one section;
 //! - splitting of oversized units and record building come from the toolkit
 //!   ([`crate::chunk`]).
 
@@ -200,7 +200,7 @@ fn fence_reserve(text: &str, counter: &dyn TokenCounter) -> usize {
     reserve
 }
 
-/// Heading-aware packing of Markdown blocks under token budgets (SPEC 3.3-3.5).
+/// Heading-aware packing of Markdown blocks under token budgets (docs/contract.md#blocks-and-boundaries, #size-policy and #chunk-record).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Structural;
 
