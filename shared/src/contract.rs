@@ -45,7 +45,7 @@ pub enum SourceType {
     Confluence,
     /// A converted file (PDF, DOCX, ...).
     File,
-    /// An HTML page (seed 004): converted to Markdown before chunking.
+    /// An HTML page (the LangChain-style factory specification): converted to Markdown before chunking.
     Html,
 }
 

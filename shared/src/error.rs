@@ -102,7 +102,7 @@ pub enum ChunkError {
         reason: String,
     },
     /// The profile's strategy is experimental and experimental strategies
-    /// are not enabled (seed 001).
+    /// are not enabled (the Chunking System specification).
     #[error("profile {profile:?} uses the experimental strategy {strategy:?}, which is disabled; set experimental.enabled = true in the settings (CLI: --experimental) to use it")]
     ExperimentalDisabled {
         /// The profile's name.
@@ -128,7 +128,7 @@ pub enum ChunkError {
         /// The `[embedder] tokenizer` spelling.
         tokenizer: String,
     },
-    /// A `gpu_required` profile and no CUDA device (seed 001
+    /// A `gpu_required` profile and no CUDA device (the Chunking System specification
     /// `gpu_semantic_checks`): the engine refuses to build rather than fall
     /// back to the CPU.
     #[error("profile {profile:?} sets gpu_required = true, and {reason}; build with the `cuda` feature on a machine with a CUDA GPU, or remove the profile (there is no silent CPU fallback)")]

@@ -1,4 +1,4 @@
-//! Positions in the original input (seed 002 `sourcePosition`).
+//! Positions in the original input (the per-chunk file format `sourcePosition`).
 //!
 //! Every offset of a chunk record refers to the normalized document. Seed
 //! 002's per-chunk files point into the *original* file instead ("positions

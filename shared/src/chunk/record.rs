@@ -19,7 +19,7 @@ pub struct DocumentMeta {
     pub source_url: Option<String>,
     /// The file the document came from, if known.
     pub file_path: Option<String>,
-    /// The message's document metadata (seed 004 "metadata preservation"):
+    /// The message's document metadata (the LangChain-style factory specification "metadata preservation"):
     /// a JSON object of the known keys that were given (title, source_url,
     /// file_path, space_key, page_id, labels, author, updated_at, page_no),
     /// carried onto every chunk record. Shared, not copied per chunk.
@@ -57,7 +57,7 @@ impl DocumentMeta {
     }
 }
 
-/// The granularity a chunk was produced at (seed 001).
+/// The granularity a chunk was produced at (the Chunking System specification).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Granularity {
@@ -95,7 +95,7 @@ impl Granularity {
     }
 }
 
-/// The kind of content a chunk holds (seed 003 §3.2).
+/// The kind of content a chunk holds (the Russian enterprise specification §3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChunkType {
@@ -195,7 +195,7 @@ pub struct Chunk {
     /// The document metadata of the message (absent when none was given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Arc<serde_json::Value>>,
-    /// Seed 001's readable key, `{document_id}:{strategy}:{granularity}:{ordinal}`,
+    /// The Chunking System specification's readable key, `{document_id}:{strategy}:{granularity}:{ordinal}`,
     /// on every chunk the engine emits (an `Option` only so that records
     /// written before it was universal still read).
     #[serde(default, skip_serializing_if = "Option::is_none")]

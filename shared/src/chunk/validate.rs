@@ -316,7 +316,7 @@ fn check_heading_path(
     }
 }
 
-/// Below-min chunks only where seed 003 allows them: the last chunk of a
+/// Below-min chunks only where the Russian enterprise specification allows them: the last chunk of a
 /// section (or of the document), a lone table/list/code/quote, or a chunk
 /// cut short by a boundary docs/contract.md#blocks-and-boundaries makes mandatory (the next chunk is a
 /// table, list or code; the chunk ends with a list, whose exit starts a new

@@ -45,7 +45,7 @@ pub struct IdInput<'a> {
     pub source_version_id: &'a str,
     /// Ordinal.
     pub ordinal: u32,
-    /// The chunk's canonical text ([`canonical_text`]), used by seed 000.
+    /// The chunk's canonical text ([`canonical_text`]), used by Chunking Specification v1.
     pub canonical_text: &'a str,
     /// First block index.
     pub block_start_idx: u32,

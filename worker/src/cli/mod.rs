@@ -178,7 +178,7 @@ The worker runs in-process (topology prefix `bench.` unless
 CHUNK_WORKER__TOPOLOGY__PREFIX sets one) on the configured database; every
 document gets a fresh id (tenant `bench`), so each is real work. Latency is
 measured from the publish confirm to the matching chunking.completed event,
-overall and by document size (< 10K and < 100K tokens, seed 001's SLOs).
+overall and by document size (< 10K and < 100K tokens, the Chunking System specification's SLOs).
 
 Examples:
   chunk-worker bench --median --docs 3000          # sustained throughput

@@ -1,5 +1,5 @@
 //! Process metrics on `/metrics`, kept with the `prometheus-client` crate and
-//! rendered in the OpenMetrics text format, under seed 001's names:
+//! rendered in the OpenMetrics text format, under the Chunking System specification's names:
 //!
 //! * `chunking_operations_total{tenant_id, strategy, granularity, outcome}`:
 //!   messages handled (`stored`, `duplicate`, `failed`, `parked`);
@@ -11,7 +11,7 @@
 //! * `chunking_errors_total{tenant_id, error_type}`: dead-lettered messages by
 //!   error code (docs/contract.md#error-codes);
 //! * `chunking_chunks_produced_total{tenant_id, strategy, granularity}` and
-//!   `chunking_chunk_size_tokens{strategy, granularity}` (seed 001's
+//!   `chunking_chunk_size_tokens{strategy, granularity}` (the Chunking System specification's
 //!   `chunks_created` and `chunk_size_tokens`);
 //! * queue figures: `chunking_messages_consumed_total`,
 //!   `chunking_messages_acked_total`, `chunking_messages_dead_lettered_total`,
@@ -94,7 +94,7 @@ impl OperationOutcome {
 pub struct StrategyLabels {
     /// Registered strategy (`structural`).
     pub strategy: String,
-    /// Seed 001 granularity (`section`).
+    /// The Chunking System specification granularity (`section`).
     pub granularity: String,
 }
 
