@@ -8,7 +8,8 @@
 //! -p worker -- ` (what follows `--` is the command). Lines ending in `\`
 //! continue on the next line. The command ends at a shell comment, a pipe, a
 //! redirection, `;`, `&&` or `||`. Synopses with `[OPTIONS]` belong in
-//! `text` blocks, which are not read.
+//! `text` blocks, which are not read. docs/benchmarks-log.md is left out: a
+//! lab notebook records the commands as they were run on the day.
 
 use std::path::{Path, PathBuf};
 
@@ -28,6 +29,7 @@ fn documents() -> Vec<PathBuf> {
             rd.filter_map(Result::ok)
                 .map(|e| e.path())
                 .filter(|p| p.extension().is_some_and(|x| x == "md"))
+                .filter(|p| !p.ends_with("benchmarks-log.md"))
                 .collect()
         })
         .unwrap_or_default();
