@@ -29,13 +29,13 @@ pub use window::{EmbedderWindow, WindowTokenizer};
 /// The profile used when none is named.
 pub const DEFAULT_PROFILE: &str = "spec-v1";
 
-/// Which stable-id formula a profile uses (SPEC 3.5).
+/// Which stable-id formula a profile uses (docs/contract.md#ids).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IdFormula {
-    /// Seed 000: `sha256(tenant|document|version|ordinal|canonical_text)`.
+    /// Chunking Specification v1: `sha256(tenant|document|version|ordinal|canonical_text)`.
     Seed000,
-    /// Seed 003: `sha256(document:block_start:block_end:char_start:char_end)`.
+    /// The Russian enterprise specification: `sha256(document:block_start:block_end:char_start:char_end)`.
     Seed003,
 }
 
@@ -49,7 +49,7 @@ impl IdFormula {
     }
 }
 
-/// When `embed_text` gets a breadcrumb prefix (seed 002 `breadcrumbMode`).
+/// When `embed_text` gets a breadcrumb prefix (the per-chunk file format `breadcrumbMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BreadcrumbMode {
@@ -117,7 +117,7 @@ pub struct Profile {
     /// The embedder the chunks are made for (`[embedder]`): `embed_text`
     /// fits its window and records carry `embed_token_count`.
     pub embedder: Option<EmbedderWindow>,
-    /// `deprecated = true` (seed 001): still usable, but users are told,
+    /// `deprecated = true` (the Chunking System specification): still usable, but users are told,
     /// and pointed at `replacement` when one is named.
     pub deprecation: Option<Deprecation>,
     /// Auxiliary granularities (`[[auxiliary]]`), run beside the primary

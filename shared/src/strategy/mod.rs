@@ -67,7 +67,7 @@ pub trait Strategy: Send + Sync + std::fmt::Debug {
     fn version(&self) -> &'static str;
     /// One line for listings.
     fn summary(&self) -> &'static str;
-    /// Experimental strategies (seed 001) are usable only when the caller
+    /// Experimental strategies (the Chunking System specification) are usable only when the caller
     /// enables them (`experimental.enabled = true`, CLI `--experimental`).
     fn experimental(&self) -> bool {
         false
@@ -105,7 +105,7 @@ pub struct Limits {
 /// What a chunk's prefix may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PrefixRule {
-    /// SPEC 3.5 by chunk type: lists and quotes none, prose only the text
+    /// docs/contract.md#chunk-record by chunk type: lists and quotes none, prose only the text
     /// right before the own span, a table its header rows, code a re-opened
     /// fence; a suffix only closes a fence.
     Typed,
@@ -117,7 +117,7 @@ pub enum PrefixRule {
 }
 
 /// The validation rules a strategy declares on top of the universal ones
-/// (SPEC 3.6 / 3.8). The universal ones always apply: hard max, no empty
+/// (docs/contract.md#validation and #strategies). The universal ones always apply: hard max, no empty
 /// chunk, contiguous ordinals, `chunk_text == prefix + own span + suffix`,
 /// own spans increasing, nothing lost outside front matter and thematic
 /// breaks, ids recomputed equal.
@@ -131,7 +131,7 @@ pub struct Rules {
     pub table_header: bool,
     /// A chunk under a heading has a headings path.
     pub headings_path: bool,
-    /// Seed 003's minimum: below-min chunks only where a boundary forces them.
+    /// The Russian enterprise specification's minimum: below-min chunks only where a boundary forces them.
     pub min_tokens: Option<usize>,
     /// Heading lines may be left out of every own span (`strip_headers`):
     /// they travel as metadata instead.
@@ -202,7 +202,7 @@ pub trait Chunker: Send + Sync + std::fmt::Debug {
     fn needs_embedder(&self) -> bool {
         false
     }
-    /// Whether the profile demands a GPU embedder (seed 001
+    /// Whether the profile demands a GPU embedder (the Chunking System specification
     /// `gpu_semantic_checks`): the engine refuses to build without one.
     fn gpu_required(&self) -> bool {
         false

@@ -1,4 +1,4 @@
-//! The synchronous chunking API (issue 14, seed 001): `POST /v1/chunk`
+//! The synchronous chunking API (issue 14, the Chunking System specification): `POST /v1/chunk`
 //! chunks one document with the same engine, the same profiles and the same
 //! ids as the queue worker and the CLI, and stores nothing; `GET
 //! /v1/profiles` lists the profiles. Every request is authenticated
@@ -35,7 +35,7 @@ use problem::{Kind, Problem};
 
 /// `X-API-Version` of every response.
 pub const API_VERSION: &str = "1.0";
-/// Seed 001's media type, echoed as the response type when asked for.
+/// The Chunking System specification's media type, echoed as the response type when asked for.
 pub const MEDIA_TYPE: &str = "application/vnd.medkg.chunk.v1+json";
 
 /// What the API's handlers share.
@@ -140,7 +140,7 @@ fn correlation_id(headers: &HeaderMap) -> String {
         .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned)
 }
 
-/// The response type: seed 001's media type when the caller accepts it.
+/// The response type: the Chunking System specification's media type when the caller accepts it.
 fn response_type(headers: &HeaderMap) -> &'static str {
     let accept = headers
         .get(header::ACCEPT)
