@@ -1,4 +1,4 @@
-//! Every `chunk-worker ...` command shown in README.md and docs/*.md parses
+//! Every `chunk-worker ...` command shown in README.md, BENCHMARKS.md, ARCHITECTURE.md and docs/*.md parses
 //! with the CLI's own definition, so a renamed or removed flag fails here
 //! before a reader meets it.
 //!
@@ -20,10 +20,14 @@ fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// README.md and every docs/*.md, sorted.
+/// README.md, BENCHMARKS.md, ARCHITECTURE.md and every docs/*.md, sorted.
 fn documents() -> Vec<PathBuf> {
     let root = repo_root();
-    let mut out = vec![root.join("README.md")];
+    let mut out = vec![
+        root.join("README.md"),
+        root.join("BENCHMARKS.md"),
+        root.join("ARCHITECTURE.md"),
+    ];
     let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
         .map(|rd| {
             rd.filter_map(Result::ok)
@@ -212,7 +216,7 @@ fn every_documented_command_parses() {
     }
     assert!(
         checked >= 20,
-        "only {checked} chunk-worker commands found in README.md and docs/*.md"
+        "only {checked} chunk-worker commands found in the documents"
     );
     assert!(
         failures.is_empty(),
