@@ -1,26 +1,44 @@
 //! Lexical topic segmentation: where a text's vocabulary shifts.
 //!
-//! Two classical algorithms over a text already split into sentences, both
+//! Classical algorithms over a text already split into sentences, all
 //! pure functions of their input:
 //! - [`texttiling()`] (Hearst 1997): lexical cohesion between the blocks on
 //!   either side of each gap; boundaries at deep valleys. Linear time.
 //! - [`c99()`] (Choi 2000): a rank-transformed sentence similarity matrix
 //!   divided top-down to maximise inside density. Quadratic in a bounded
 //!   window.
+//! - [`bayesseg()`] (Eisenstein & Barzilay 2008): Dirichlet-compound-
+//!   multinomial segment likelihoods, the best cut into `K` segments by
+//!   dynamic programming.
+//! - [`lda_topic()`] (LDA by collapsed Gibbs sampling, boundaries where the
+//!   dominant topic changes, as in Riedl & Biemann's TopicTiling).
+//! - [`graph_partition()`] (Malioutov & Barzilay 2006): the minimum
+//!   normalised cut of a sentence-similarity graph into contiguous segments,
+//!   by dynamic programming.
+//! - [`discourse()`]: discourse cues at sentence starts (English and Russian
+//!   lexicon with a confidence per cue).
 //!
-//! Both share the tokenization of [`words`] (Unicode words, English and
-//! Russian stopwords, a light stemmer).
+//! The lexical ones share the tokenization of [`words`] (Unicode words,
+//! English and Russian stopwords, a light stemmer).
 //!
 //! A boundary index `i` (in `1..n` for `n` sentences) means a topic boundary
 //! falls between sentence `i - 1` and sentence `i`. Results are ascending,
 //! without duplicates, deterministic (no hash-order dependence, no threads)
 //! and never panic, whatever the input.
 
+pub mod bayesseg;
 pub mod c99;
+pub mod discourse;
+pub mod graph_partition;
+pub mod lda;
 pub mod texttiling;
 pub mod words;
 
+pub use bayesseg::{bayesseg, BayesSegParams, SegmentCount};
 pub use c99::{c99, C99Params};
+pub use discourse::{cue, discourse, Cue, DiscourseParams};
+pub use graph_partition::{graph_partition, GraphParams};
+pub use lda::{lda_topic, LdaParams};
 pub use texttiling::{texttiling, Cutoff, TextTilingParams};
 
 /// Mean and population standard deviation, summed in iteration order;
