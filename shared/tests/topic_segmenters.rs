@@ -24,7 +24,8 @@ Finish the pasta with grated parmesan cheese, olive oil and torn basil leaves. \
 Leftover tomato sauce keeps in the fridge for a week and freezes well. \
 Fresh pasta cooks faster than dried pasta, so taste it early.";
 
-const ASTRONOMY: &str = "Turning to astronomy, the telescope revealed a faint galaxy far beyond the Milky Way. \
+const ASTRONOMY: &str =
+    "Turning to astronomy, the telescope revealed a faint galaxy far beyond the Milky Way. \
 Astronomers measure the distance to such galaxies by the redshift of their light. \
 Light from the most distant galaxies left its stars billions of years ago. \
 Our solar system formed from a cloud of gas and dust around a young star. \
@@ -79,7 +80,9 @@ fn two_topics_get_a_boundary_between_them_and_runs_are_identical() {
             texts.iter().any(|t| t.starts_with(second)),
             "{name}: no chunk starts the second topic: {texts:?}"
         );
-        let again = on.chunk(doc.as_bytes(), &meta(), Some(name)).unwrap_or_else(|e| panic!("{e}"));
+        let again = on
+            .chunk(doc.as_bytes(), &meta(), Some(name))
+            .unwrap_or_else(|e| panic!("{e}"));
         let ids = |d: &shared::ChunkedDocument| -> Vec<(String, String)> {
             d.chunks
                 .iter()
@@ -94,7 +97,12 @@ fn two_topics_get_a_boundary_between_them_and_runs_are_identical() {
 fn tiny_documents_do_not_panic() {
     let on = engine(true);
     for name in PROFILES {
-        for doc in ["", "One sentence.", "# Title\n", "# A\n\nFirst, one.\n\n# B\n\nIn conclusion, two.\n"] {
+        for doc in [
+            "",
+            "One sentence.",
+            "# Title\n",
+            "# A\n\nFirst, one.\n\n# B\n\nIn conclusion, two.\n",
+        ] {
             let out = on.chunk(doc.as_bytes(), &meta(), Some(name));
             if let Ok(d) = out {
                 assert!(d.chunks.len() <= 2, "{name}: {doc:?}");

@@ -197,8 +197,8 @@ fn segment_window(
         let mut next = vec![f64::NEG_INFINITY; m + 1];
         let mut from = vec![0usize; m + 1];
         for j in c + 1..=m {
-            for i in c..j {
-                let v = best[i] + at(i, j);
+            for (i, &b) in best.iter().enumerate().take(j).skip(c) {
+                let v = b + at(i, j);
                 if v > next[j] {
                     next[j] = v;
                     from[j] = i;
@@ -227,8 +227,8 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::segment::fixtures::{assert_close, assert_valid, english, join, russian};
     use crate::segment::fixtures::ENGLISH_TOPICS;
+    use crate::segment::fixtures::{assert_close, assert_valid, english, join, russian};
 
     fn fixed(k: usize) -> BayesSegParams {
         BayesSegParams {
@@ -265,10 +265,7 @@ mod tests {
         assert_close(&found, &truth);
         assert_eq!(bayesseg(&s, &tokens, &p), found);
         // Small windows still give valid boundaries.
-        let small = BayesSegParams {
-            max_window: 7,
-            ..p
-        };
+        let small = BayesSegParams { max_window: 7, ..p };
         assert_valid(&bayesseg(&s, &tokens, &small), s.len());
     }
 

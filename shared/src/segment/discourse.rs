@@ -107,8 +107,8 @@ pub fn cue(sentence: &str) -> Option<Cue> {
             continue;
         };
         // A phrase ending in a letter must end a word.
-        let ends_word = !phrase.ends_with(char::is_alphanumeric)
-            || !rest.starts_with(char::is_alphanumeric);
+        let ends_word =
+            !phrase.ends_with(char::is_alphanumeric) || !rest.starts_with(char::is_alphanumeric);
         if ends_word && best.is_none_or(|b| phrase.len() > b.phrase.len()) {
             best = Some(Cue { phrase, confidence });
         }
@@ -134,7 +134,10 @@ mod tests {
 
     #[test]
     fn cues_are_found_at_sentence_starts_in_both_languages() {
-        assert_eq!(cue("In conclusion, it works.").unwrap().phrase, "in conclusion");
+        assert_eq!(
+            cue("In conclusion, it works.").unwrap().phrase,
+            "in conclusion"
+        );
         assert_eq!(cue("**However,** it fails.").unwrap().confidence, 0.3);
         assert_eq!(cue("First of all, stop.").unwrap().phrase, "first of all");
         assert_eq!(cue("Во-первых, тесто.").unwrap().phrase, "во-первых");

@@ -82,15 +82,29 @@ pub fn graph_partition(sentences: &[&str], tokens: &[usize], p: &GraphParams) ->
     out
 }
 
-/// The cosine of sentences `i` and `j` in fixed point (1e-9), as f64.
-fn weights(terms: &SentenceTerms, start: usize, end: usize, dist: usize, dense: &mut [u64]) -> Vec<f64> {
+/// Edge weights of the window `start..end`, `w[i * m + j]`: the cosine of
+/// sentences `i` and `j` (at most `dist` apart, rounded to 1e-9), 0 on the
+/// diagonal.
+fn weights(
+    terms: &SentenceTerms,
+    start: usize,
+    end: usize,
+    dist: usize,
+    dense: &mut [u64],
+) -> Vec<f64> {
     let m = end - start;
     let norms: Vec<u64> = (start..end)
-        .map(|s| terms.terms(s).iter().map(|&(_, c)| u64::from(c) * u64::from(c)).sum())
+        .map(|s| {
+            terms
+                .terms(s)
+                .iter()
+                .map(|&(_, c)| u64::from(c) * u64::from(c))
+                .sum()
+        })
         .collect();
     let mut w = vec![0f64; m * m];
-    for i in 0..m {
-        if norms[i] == 0 {
+    for (i, &norm_i) in norms.iter().enumerate() {
+        if norm_i == 0 {
             continue;
         }
         for &(id, c) in terms.terms(start + i) {
@@ -98,8 +112,13 @@ fn weights(terms: &SentenceTerms, start: usize, end: usize, dist: usize, dense: 
                 *d = u64::from(c);
             }
         }
-        for j in i + 1..m.min(i + dist + 1) {
-            if norms[j] == 0 {
+        for (j, &norm_j) in norms
+            .iter()
+            .enumerate()
+            .take(m.min(i + dist + 1))
+            .skip(i + 1)
+        {
+            if norm_j == 0 {
                 continue;
             }
             let dot: u64 = terms
@@ -108,7 +127,7 @@ fn weights(terms: &SentenceTerms, start: usize, end: usize, dist: usize, dense: 
                 .map(|&(id, c)| dense.get(id as usize).copied().unwrap_or(0) * u64::from(c))
                 .sum();
             if dot > 0 {
-                let cos = dot as f64 / ((norms[i] as f64) * (norms[j] as f64)).sqrt();
+                let cos = dot as f64 / ((norm_i as f64) * (norm_j as f64)).sqrt();
                 let cos = (cos * 1e9).round() / 1e9;
                 w[i * m + j] = cos;
                 w[j * m + i] = cos;
@@ -148,9 +167,8 @@ fn partition_window(
         }
     }
     let mut degree_prefix = vec![0f64; side];
-    for i in 0..m {
-        let deg: f64 = w[i * m..(i + 1) * m].iter().sum();
-        degree_prefix[i + 1] = degree_prefix[i] + deg;
+    for (i, row) in w.chunks(m).enumerate() {
+        degree_prefix[i + 1] = degree_prefix[i] + row.iter().sum::<f64>();
     }
     let inside = |a: usize, b: usize| {
         table[b * side + b] - table[a * side + b] - table[b * side + a] + table[a * side + a]
@@ -209,7 +227,9 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::segment::fixtures::{assert_close, assert_valid, english, join, russian, ENGLISH_TOPICS};
+    use crate::segment::fixtures::{
+        assert_close, assert_valid, english, join, russian, ENGLISH_TOPICS,
+    };
 
     fn bounded(max: usize) -> GraphParams {
         GraphParams {

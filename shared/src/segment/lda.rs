@@ -133,11 +133,11 @@ pub fn sentence_topics(sentences: &[&str], p: &LdaParams) -> Vec<u32> {
             n_tw[old * vocab + w] -= 1;
             n_t[old] -= 1;
             let mut total = 0f64;
-            for t in 0..k {
+            for (t, slot) in weights.iter_mut().enumerate() {
                 total += (f64::from(n_dt[d * k + t]) + alpha)
                     * (f64::from(n_tw[t * vocab + w]) + beta)
                     / (f64::from(n_t[t]) + v_beta);
-                weights[t] = total;
+                *slot = total;
             }
             let u = rng.next_f64() * total;
             let new = weights.iter().position(|&c| u < c).unwrap_or(k - 1);
@@ -182,8 +182,8 @@ pub fn lda_topic(sentences: &[&str], p: &LdaParams) -> Vec<usize> {
     let side = |from: usize, to: usize| -> Vec<u64> {
         let mut acc = vec![0u64; k];
         for s in from..to {
-            for t in 0..k {
-                acc[t] += u64::from(hist[s * k + t]);
+            for (a, &h) in acc.iter_mut().zip(&hist[s * k..(s + 1) * k]) {
+                *a += u64::from(h);
             }
         }
         acc
@@ -199,7 +199,11 @@ pub fn lda_topic(sentences: &[&str], p: &LdaParams) -> Vec<usize> {
         best.map(|(_, t)| t)
     };
     let cosine = |a: &[u64], b: &[u64]| -> f64 {
-        let dot: f64 = a.iter().zip(b).map(|(x, y)| (*x as f64) * (*y as f64)).sum();
+        let dot: f64 = a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| (*x as f64) * (*y as f64))
+            .sum();
         let na: f64 = a.iter().map(|x| (*x as f64) * (*x as f64)).sum();
         let nb: f64 = b.iter().map(|x| (*x as f64) * (*x as f64)).sum();
         if na == 0.0 || nb == 0.0 {
@@ -291,6 +295,9 @@ mod tests {
             window: 0,
             ..p
         };
-        assert_valid(&lda_topic(&["stars planets", "pasta sauce", "goal"], &odd), 3);
+        assert_valid(
+            &lda_topic(&["stars planets", "pasta sauce", "goal"], &odd),
+            3,
+        );
     }
 }
