@@ -307,6 +307,56 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 32,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn issue_50_segmenters_give_valid_deterministic_boundaries(
+            owned in sentences(),
+            sizes in prop::collection::vec(0usize..80, 0..80),
+            target in 0usize..400,
+            segments in 0usize..12,
+            fixed in any::<bool>(),
+            prior in 0.0f64..2.0,
+            max_window in 0usize..40,
+            topics in 0usize..6,
+            window in 0usize..5,
+            seed in any::<u64>(),
+            threshold in 0.0f64..1.0,
+        ) {
+            use super::{bayesseg, discourse, graph_partition, lda_topic};
+            use super::{BayesSegParams, DiscourseParams, GraphParams, LdaParams, SegmentCount};
+            let sentences: Vec<&str> = owned.iter().map(String::as_str).collect();
+            let n = sentences.len();
+            let bp = BayesSegParams {
+                prior,
+                segments: if fixed { SegmentCount::Fixed(segments) } else { SegmentCount::PerTokens(target) },
+                max_window,
+                ..BayesSegParams::default()
+            };
+            let gp = GraphParams { max_segment_tokens: target, max_window, ..GraphParams::default() };
+            let lp = LdaParams { topics, window, seed, iterations: 20, ..LdaParams::default() };
+            let dp = DiscourseParams { threshold };
+            let runs = [
+                bayesseg(&sentences, &sizes, &bp),
+                graph_partition(&sentences, &sizes, &gp),
+                lda_topic(&sentences, &lp),
+                discourse(&sentences, &dp),
+            ];
+            for found in &runs {
+                prop_assert!(found.windows(2).all(|w| w[0] < w[1]), "{:?}", found);
+                prop_assert!(found.iter().all(|&b| b >= 1 && b < n), "{:?}", found);
+            }
+            prop_assert_eq!(&bayesseg(&sentences, &sizes, &bp), &runs[0]);
+            prop_assert_eq!(&graph_partition(&sentences, &sizes, &gp), &runs[1]);
+            prop_assert_eq!(&lda_topic(&sentences, &lp), &runs[2]);
+        }
+    }
+
     /// Most corpus bytes the throughput check reads.
     const CORPUS_BUDGET: usize = 5 << 20;
 
