@@ -450,5 +450,40 @@ mod tests {
             "c99: {:.1} MB/s ({secs:.3} s, {found} boundaries)",
             mb / secs
         );
+
+        // The issue-50 segmenters; sizes are bytes / 4, near cl100k counts
+        // for English prose.
+        let sizes: Vec<Vec<usize>> = split
+            .iter()
+            .map(|s| s.iter().map(|t| t.len() / 4).collect())
+            .collect();
+        let runs: [(&str, &dyn Fn(&[&str], &[usize]) -> Vec<usize>); 4] = [
+            ("bayesseg", &|s, z| {
+                super::bayesseg(s, z, &super::BayesSegParams::default())
+            }),
+            ("lda_topic", &|s, _| {
+                super::lda_topic(s, &super::LdaParams::default())
+            }),
+            ("graph_partition", &|s, z| {
+                super::graph_partition(s, z, &super::GraphParams::default())
+            }),
+            ("discourse", &|s, _| {
+                super::discourse(s, &super::DiscourseParams::default())
+            }),
+        ];
+        for (name, run) in runs {
+            let t = Instant::now();
+            let mut found = 0;
+            for (s, z) in split.iter().zip(&sizes) {
+                let b = run(s, z);
+                assert!(b.windows(2).all(|w| w[0] < w[1]));
+                found += b.len();
+            }
+            let secs = t.elapsed().as_secs_f64();
+            println!(
+                "{name}: {:.1} MB/s ({secs:.3} s, {found} boundaries)",
+                mb / secs
+            );
+        }
     }
 }
