@@ -264,6 +264,13 @@ mod tests {
         assert_eq!(found.len(), 3);
         assert_close(&found, &truth);
         assert_eq!(bayesseg(&s, &tokens, &p), found);
+        let (s, truth) = crate::segment::fixtures::english_repeated();
+        let tokens = vec![20; s.len()];
+        let p200 = BayesSegParams {
+            segments: SegmentCount::PerTokens(200),
+            ..p
+        };
+        assert_close(&bayesseg(&s, &tokens, &p200), &truth);
         // Small windows still give valid boundaries.
         let small = BayesSegParams { max_window: 7, ..p };
         assert_valid(&bayesseg(&s, &tokens, &small), s.len());

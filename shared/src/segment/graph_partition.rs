@@ -253,6 +253,9 @@ mod tests {
         let (s, truth) = russian();
         let tokens = vec![10; s.len()];
         assert_close(&graph_partition(&s, &tokens, &bounded(110)), &truth);
+        let (s, truth) = crate::segment::fixtures::english_repeated();
+        let tokens = vec![20; s.len()];
+        assert_close(&graph_partition(&s, &tokens, &bounded(260)), &truth);
     }
 
     #[test]

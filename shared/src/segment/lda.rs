@@ -269,6 +269,14 @@ mod tests {
     }
 
     #[test]
+    fn default_params_find_every_shift_of_four_topics() {
+        let (s, truth) = crate::segment::fixtures::english();
+        let found = lda_topic(&s, &LdaParams::default());
+        assert_valid(&found, s.len());
+        assert_eq!(hits(&found, &truth).0, truth.len(), "{found:?}");
+    }
+
+    #[test]
     fn output_is_deterministic_for_a_seed() {
         let (s, _) = join(&ENGLISH_TOPICS);
         let p = LdaParams::default();
