@@ -110,3 +110,48 @@ fn tiny_documents_do_not_panic() {
         }
     }
 }
+
+#[test]
+fn bad_params_are_named_with_their_valid_range() {
+    use shared::{Profile, ProfileOrigin, Registry};
+    let cases = [
+        (
+            "bayesseg",
+            "prior = 0.0",
+            "params.prior = 0 is out of range",
+        ),
+        (
+            "bayesseg",
+            "segments = 0",
+            "params.segments = 0 is out of range",
+        ),
+        (
+            "lda_topic",
+            "topics = 1",
+            "params.topics = 1 is out of range",
+        ),
+        (
+            "lda_topic",
+            "alpha = \"x\"",
+            "params.alpha = \"x\" is a string",
+        ),
+        (
+            "graph_partition",
+            "max_distance = 0",
+            "params.max_distance = 0 is out of range",
+        ),
+        (
+            "discourse_segmenter",
+            "threshold = 2",
+            "params.threshold = 2 is out of range",
+        ),
+        ("discourse_segmenter", "cues = 1", "unknown key params.cues"),
+    ];
+    for (strategy, line, want) in cases {
+        let src = format!("name = \"x\"\nstrategy = \"{strategy}\"\n[params]\n{line}\n");
+        match Profile::parse(&src, ProfileOrigin::Builtin, &Registry::builtin()) {
+            Ok(_) => panic!("{strategy}: {line} accepted"),
+            Err(e) => assert!(e.to_string().contains(want), "{strategy}: {e}"),
+        }
+    }
+}
