@@ -457,7 +457,8 @@ mod tests {
             .iter()
             .map(|s| s.iter().map(|t| t.len() / 4).collect())
             .collect();
-        let runs: [(&str, &dyn Fn(&[&str], &[usize]) -> Vec<usize>); 4] = [
+        type Run<'a> = &'a dyn Fn(&[&str], &[usize]) -> Vec<usize>;
+        let runs: [(&str, Run); 4] = [
             ("bayesseg", &|s, z| {
                 super::bayesseg(s, z, &super::BayesSegParams::default())
             }),
