@@ -176,7 +176,14 @@ fn a_profile_file_may_choose_o200k_for_any_strategy() {
     for strategy in Registry::builtin().names() {
         let params = match strategy.as_str() {
             "structural" => "target_tokens = 200\nhard_max_tokens = 300\n",
-            "semantic" | "semantic_cluster" | "texttiling" | "c99" => {
+            "semantic"
+            | "semantic_cluster"
+            | "texttiling"
+            | "c99"
+            | "bayesseg"
+            | "lda_topic"
+            | "graph_partition"
+            | "discourse_segmenter" => {
                 "target_tokens = 200\nhard_max_tokens = 300\nmin_tokens = 50\n"
             }
             "document" => "max_tokens = 200\n",

@@ -1,26 +1,44 @@
 //! Lexical topic segmentation: where a text's vocabulary shifts.
 //!
-//! Two classical algorithms over a text already split into sentences, both
+//! Classical algorithms over a text already split into sentences, all
 //! pure functions of their input:
 //! - [`texttiling()`] (Hearst 1997): lexical cohesion between the blocks on
 //!   either side of each gap; boundaries at deep valleys. Linear time.
 //! - [`c99()`] (Choi 2000): a rank-transformed sentence similarity matrix
 //!   divided top-down to maximise inside density. Quadratic in a bounded
 //!   window.
+//! - [`bayesseg()`] (Eisenstein & Barzilay 2008): Dirichlet-compound-
+//!   multinomial segment likelihoods, the best cut into `K` segments by
+//!   dynamic programming.
+//! - [`lda_topic()`] (LDA by collapsed Gibbs sampling, boundaries where the
+//!   dominant topic changes, as in Riedl & Biemann's TopicTiling).
+//! - [`graph_partition()`] (Malioutov & Barzilay 2006): the minimum
+//!   normalised cut of a sentence-similarity graph into contiguous segments,
+//!   by dynamic programming.
+//! - [`discourse()`]: discourse cues at sentence starts (English and Russian
+//!   lexicon with a confidence per cue).
 //!
-//! Both share the tokenization of [`words`] (Unicode words, English and
-//! Russian stopwords, a light stemmer).
+//! The lexical ones share the tokenization of [`words`] (Unicode words,
+//! English and Russian stopwords, a light stemmer).
 //!
 //! A boundary index `i` (in `1..n` for `n` sentences) means a topic boundary
 //! falls between sentence `i - 1` and sentence `i`. Results are ascending,
 //! without duplicates, deterministic (no hash-order dependence, no threads)
 //! and never panic, whatever the input.
 
+pub mod bayesseg;
 pub mod c99;
+pub mod discourse;
+pub mod graph_partition;
+pub mod lda;
 pub mod texttiling;
 pub mod words;
 
+pub use bayesseg::{bayesseg, BayesSegParams, SegmentCount};
 pub use c99::{c99, C99Params};
+pub use discourse::{cue, discourse, Cue, DiscourseParams};
+pub use graph_partition::{graph_partition, GraphParams};
+pub use lda::{lda_topic, LdaParams};
 pub use texttiling::{texttiling, Cutoff, TextTilingParams};
 
 /// Mean and population standard deviation, summed in iteration order;
@@ -289,6 +307,56 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 32,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn issue_50_segmenters_give_valid_deterministic_boundaries(
+            owned in sentences(),
+            sizes in prop::collection::vec(0usize..80, 0..80),
+            target in 0usize..400,
+            segments in 0usize..12,
+            fixed in any::<bool>(),
+            prior in 0.0f64..2.0,
+            max_window in 0usize..40,
+            topics in 0usize..6,
+            window in 0usize..5,
+            seed in any::<u64>(),
+            threshold in 0.0f64..1.0,
+        ) {
+            use super::{bayesseg, discourse, graph_partition, lda_topic};
+            use super::{BayesSegParams, DiscourseParams, GraphParams, LdaParams, SegmentCount};
+            let sentences: Vec<&str> = owned.iter().map(String::as_str).collect();
+            let n = sentences.len();
+            let bp = BayesSegParams {
+                prior,
+                segments: if fixed { SegmentCount::Fixed(segments) } else { SegmentCount::PerTokens(target) },
+                max_window,
+                ..BayesSegParams::default()
+            };
+            let gp = GraphParams { max_segment_tokens: target, max_window, ..GraphParams::default() };
+            let lp = LdaParams { topics, window, seed, iterations: 20, ..LdaParams::default() };
+            let dp = DiscourseParams { threshold };
+            let runs = [
+                bayesseg(&sentences, &sizes, &bp),
+                graph_partition(&sentences, &sizes, &gp),
+                lda_topic(&sentences, &lp),
+                discourse(&sentences, &dp),
+            ];
+            for found in &runs {
+                prop_assert!(found.windows(2).all(|w| w[0] < w[1]), "{:?}", found);
+                prop_assert!(found.iter().all(|&b| b >= 1 && b < n), "{:?}", found);
+            }
+            prop_assert_eq!(&bayesseg(&sentences, &sizes, &bp), &runs[0]);
+            prop_assert_eq!(&graph_partition(&sentences, &sizes, &gp), &runs[1]);
+            prop_assert_eq!(&lda_topic(&sentences, &lp), &runs[2]);
+        }
+    }
+
     /// Most corpus bytes the throughput check reads.
     const CORPUS_BUDGET: usize = 5 << 20;
 
@@ -382,5 +450,41 @@ mod tests {
             "c99: {:.1} MB/s ({secs:.3} s, {found} boundaries)",
             mb / secs
         );
+
+        // The issue-50 segmenters; sizes are bytes / 4, near cl100k counts
+        // for English prose.
+        let sizes: Vec<Vec<usize>> = split
+            .iter()
+            .map(|s| s.iter().map(|t| t.len() / 4).collect())
+            .collect();
+        type Run<'a> = &'a dyn Fn(&[&str], &[usize]) -> Vec<usize>;
+        let runs: [(&str, Run); 4] = [
+            ("bayesseg", &|s, z| {
+                super::bayesseg(s, z, &super::BayesSegParams::default())
+            }),
+            ("lda_topic", &|s, _| {
+                super::lda_topic(s, &super::LdaParams::default())
+            }),
+            ("graph_partition", &|s, z| {
+                super::graph_partition(s, z, &super::GraphParams::default())
+            }),
+            ("discourse", &|s, _| {
+                super::discourse(s, &super::DiscourseParams::default())
+            }),
+        ];
+        for (name, run) in runs {
+            let t = Instant::now();
+            let mut found = 0;
+            for (s, z) in split.iter().zip(&sizes) {
+                let b = run(s, z);
+                assert!(b.windows(2).all(|w| w[0] < w[1]));
+                found += b.len();
+            }
+            let secs = t.elapsed().as_secs_f64();
+            println!(
+                "{name}: {:.1} MB/s ({secs:.3} s, {found} boundaries)",
+                mb / secs
+            );
+        }
     }
 }
