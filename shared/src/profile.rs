@@ -30,21 +30,29 @@ pub use window::{EmbedderWindow, WindowTokenizer};
 pub const DEFAULT_PROFILE: &str = "spec-v1";
 
 /// Which stable-id formula a profile uses (SPEC 3.5).
+///
+/// Profile files name it `text` or `span`; the names the formulas had first,
+/// `seed000` and `seed003`, still load. Only the variant reaches the hash
+/// (`ids::chunk_id`), never its name, so renaming changed no chunk id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IdFormula {
-    /// Seed 000: `sha256(tenant|document|version|ordinal|canonical_text)`.
-    Seed000,
-    /// Seed 003: `sha256(document:block_start:block_end:char_start:char_end)`.
-    Seed003,
+    /// `sha256(tenant|document|version|ordinal|canonical_text)`: the
+    /// chunk's text and place in the version.
+    #[serde(alias = "seed000")]
+    Text,
+    /// `sha256(document:block_start:block_end:char_start:char_end)`: the
+    /// chunk's span in the document.
+    #[serde(alias = "seed003")]
+    Span,
 }
 
 impl IdFormula {
     /// The TOML spelling.
     pub fn as_str(self) -> &'static str {
         match self {
-            Self::Seed000 => "seed000",
-            Self::Seed003 => "seed003",
+            Self::Text => "text",
+            Self::Span => "span",
         }
     }
 }
@@ -183,7 +191,7 @@ fn default_granularity() -> Granularity {
     Granularity::Section
 }
 fn default_id_formula() -> IdFormula {
-    IdFormula::Seed000
+    IdFormula::Text
 }
 fn default_breadcrumb() -> BreadcrumbMode {
     BreadcrumbMode::Conditional
@@ -378,7 +386,7 @@ impl Profile {
             strategy: strategy.name().to_owned(),
             tokenizer: TokenizerKind::Cl100kBase,
             granularity: Granularity::Section,
-            id_formula: IdFormula::Seed000,
+            id_formula: IdFormula::Text,
             breadcrumb: BreadcrumbMode::Conditional,
             origin: ProfileOrigin::Builtin,
             experimental: strategy.experimental(),
@@ -646,10 +654,26 @@ mod tests {
             ),
             (650, 900, 120)
         );
-        assert_eq!(ent.id_formula, IdFormula::Seed003);
+        assert_eq!(ent.id_formula, IdFormula::Span);
         assert_eq!(set.get("recursive-v1")?.hard_max_tokens(), 1000);
         assert_eq!(set.get("token-v1")?.hard_max_tokens(), 512);
         Ok(())
+    }
+
+    #[test]
+    fn the_id_formulas_first_names_still_load_and_print_as_the_new_ones() {
+        let set = ProfileSet::builtin(&registry()).unwrap();
+        let base = set.get("spec-v1").unwrap().to_toml();
+        assert!(base.contains("id_formula = \"text\""), "{base}");
+        for (old, formula, new) in [
+            ("seed000", IdFormula::Text, "text"),
+            ("seed003", IdFormula::Span, "span"),
+        ] {
+            let src = base.replace("id_formula = \"text\"", &format!("id_formula = \"{old}\""));
+            let p = parse(&src).unwrap();
+            assert_eq!(p.id_formula, formula);
+            assert!(p.to_toml().contains(&format!("id_formula = \"{new}\"")));
+        }
     }
 
     #[test]

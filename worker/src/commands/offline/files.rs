@@ -21,7 +21,9 @@ use shared::export::{
 use shared::Granularity;
 use shared::{ChunkError, ChunkedDocument, DocumentMeta, Profile};
 
-use super::{file_stem, Input, OfflineError};
+use super::inputs::Input;
+use super::outcome::OfflineError;
+use super::setup::file_stem;
 use crate::cli::DocNameArg;
 
 /// Where and how a run writes its files. The chunking thread builds each
