@@ -7,8 +7,9 @@ use crate::chunk::window::fit_pieces;
 use crate::embed::EmbedTokenizer;
 use crate::ids::unclosed_fence;
 use crate::markdown::{Block, BlockKind, CharIndex};
-use crate::profile::{BreadcrumbMode, Profile};
-use crate::strategy::ChunkInput;
+use crate::profile::settings::BreadcrumbMode;
+use crate::profile::settings::Settings;
+use crate::strategy::chunker::ChunkInput;
 use crate::tokens::{DocumentTokens, TokenCounter};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -69,7 +70,7 @@ pub(crate) struct BuildContext<'a> {
     /// Its byte offsets as code point offsets.
     pub chars: &'a CharIndex<'a>,
     /// The profile in use.
-    pub profile: &'a Profile,
+    pub profile: &'a Settings,
     /// Caller's metadata.
     pub meta: &'a DocumentMeta,
     /// Seed 002's "short" chunk: below `min_tokens` + overlap tokens, it
@@ -158,7 +159,8 @@ pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Ch
         .and_then(|w| Some((w.counter()?, w.max_tokens)));
     let pieces = match window {
         Some((counter, max)) => {
-            let preceding_only = ctx.profile.rules().prefixes != crate::strategy::PrefixRule::Typed;
+            let preceding_only =
+                ctx.profile.rules().prefixes != crate::strategy::limits::PrefixRule::Typed;
             fit_pieces(pieces, text, ctx.blocks, counter, max, preceding_only)
         }
         None => pieces,

@@ -20,8 +20,9 @@ use crate::error::ChunkError;
 use crate::ids::unclosed_fence;
 use crate::markdown::{pipe_rows, Block, BlockKind, CharIndex};
 use crate::normalize::{parser_options, NormalizedDocument};
-use crate::profile::Profile;
-use crate::strategy::{PrefixRule, Rules};
+use crate::profile::model::Profile;
+use crate::strategy::limits::PrefixRule;
+use crate::strategy::limits::Rules;
 
 /// At most this many violations are reported: enough to diagnose, bounded
 /// so that a pathological document cannot produce a huge error.

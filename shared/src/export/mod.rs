@@ -27,12 +27,12 @@ use serde::Serialize;
 use crate::chunk::document_title;
 use crate::chunk::record::Granularity;
 use crate::chunk::record::{Chunk, DocumentMeta};
-use crate::chunk::span::HeadingTrail;
+use crate::chunk::trail::HeadingTrail;
 use crate::engine::ChunkedDocument;
 use crate::error::ChunkError;
 use crate::markdown::anchors::heading_anchors;
 use crate::markdown::{nested_nodes, parse_blocks};
-use crate::profile::Profile;
+use crate::profile::model::Profile;
 use crate::source_map::{SourceMap, Utf16Index};
 
 mod nodes;

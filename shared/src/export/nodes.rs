@@ -1,7 +1,7 @@
 //! The mdast node types inside a chunk, and the heading depths and slugs of
 //! its heading path.
 
-use crate::chunk::span::{block_span, HeadingTrail};
+use crate::chunk::trail::{block_span, HeadingTrail};
 use crate::markdown::anchors::{github_slug, Anchor};
 use crate::markdown::{Block, BlockKind};
 

@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 
 use crate::chunk::json::decimal;
 use crate::chunk::record::Granularity;
-use crate::profile::IdFormula;
+use crate::profile::settings::IdFormula;
 
 pub use canonical::{canonical_text, unclosed_fence};
 pub(crate) use canonical::{closes, fence_of, fence_run_lines};

@@ -232,7 +232,7 @@ pub fn extract_links(text: &str, chunks: &[Chunk], classifier: &Classifier) -> V
 /// (the head of a document, beside its sections), unless that is all there is.
 fn holders(chunks: &[Chunk]) -> Vec<Vec<&Chunk>> {
     let mut kinds: Vec<Granularity> = chunks.iter().map(|c| c.granularity).collect();
-    kinds.sort_by_key(|g| crate::profile::rank(*g));
+    kinds.sort_by_key(|g| crate::chunk::record::rank(*g));
     kinds.dedup();
     if kinds.len() > 1 {
         kinds.retain(|g| *g != Granularity::Document);

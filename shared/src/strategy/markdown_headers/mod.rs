@@ -26,7 +26,11 @@ use crate::markdown::{Block, BlockKind};
 use crate::normalize::front_matter_len;
 use crate::strategy::params::{ParamError, Params};
 use crate::strategy::recursive::{RecursiveParams, Separators, Splitter, RECURSIVE_KEYS};
-use crate::strategy::{ChunkInput, Chunker, Limits, Rules, Strategy};
+use crate::strategy::chunker::ChunkInput;
+use crate::strategy::chunker::Chunker;
+use crate::strategy::limits::Limits;
+use crate::strategy::limits::Rules;
+use crate::strategy::chunker::Strategy;
 
 /// Sections at chosen heading levels, each split recursively.
 #[derive(Debug, Clone, Copy, Default)]

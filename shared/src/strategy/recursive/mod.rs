@@ -39,7 +39,11 @@ use crate::chunk::span::chunks_from_spans;
 use crate::error::ChunkError;
 use crate::normalize::front_matter_len;
 use crate::strategy::params::{ParamError, Params, TARGET_TOKENS};
-use crate::strategy::{ChunkInput, Chunker, Limits, Rules, Strategy};
+use crate::strategy::chunker::ChunkInput;
+use crate::strategy::chunker::Chunker;
+use crate::strategy::limits::Limits;
+use crate::strategy::limits::Rules;
+use crate::strategy::chunker::Strategy;
 
 pub(crate) use split::{Separators, Splitter};
 

@@ -33,7 +33,11 @@ use crate::chunk::topic::{
 use crate::embed::Embedder;
 use crate::error::ChunkError;
 use crate::strategy::params::{ParamError, Params, TARGET_TOKENS};
-use crate::strategy::{ChunkInput, Chunker, Limits, Rules, Strategy};
+use crate::strategy::chunker::ChunkInput;
+use crate::strategy::chunker::Chunker;
+use crate::strategy::limits::Limits;
+use crate::strategy::limits::Rules;
+use crate::strategy::chunker::Strategy;
 
 /// Topic boundaries from sentence-embedding coherence.
 #[derive(Debug, Clone, Copy, Default)]

@@ -19,7 +19,12 @@ use crate::chunk::record::Chunk;
 use crate::error::ChunkError;
 use crate::ids::{fence_of, fence_run_lines};
 use crate::strategy::params::{ParamError, Params, MAX_HARD_MAX, TARGET_TOKENS};
-use crate::strategy::{ChunkInput, Chunker, Limits, PrefixRule, Rules, Strategy};
+use crate::strategy::chunker::ChunkInput;
+use crate::strategy::chunker::Chunker;
+use crate::strategy::limits::Limits;
+use crate::strategy::limits::PrefixRule;
+use crate::strategy::limits::Rules;
+use crate::strategy::chunker::Strategy;
 use crate::tokens::TokenCounter;
 
 use overlap::add_overlap;
@@ -98,7 +103,7 @@ impl StructuralParams {
     }
 
     /// The structural parameters of `profile`, if it is a structural one.
-    pub fn of(profile: &crate::profile::Profile) -> Option<&Self> {
+    pub fn of(profile: &crate::profile::model::Profile) -> Option<&Self> {
         profile
             .chunker()
             .as_any()
@@ -354,7 +359,7 @@ mod tests {
     use crate::chunk::record::{ChunkType, DocumentMeta};
     use crate::engine::chunk_document;
     use crate::normalize::normalize;
-    use crate::profile::Profile;
+    use crate::profile::model::Profile;
 
     fn profile(target: usize, soft: usize, hard: usize, min: usize, overlap: Overlap) -> Profile {
         let params = StructuralParams::new(target, Some(soft), hard, min, overlap);
