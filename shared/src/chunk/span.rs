@@ -14,8 +14,8 @@ use crate::chunk::build::{build_chunks, document_title, BuildContext};
 use crate::chunk::piece::{Piece, Prefix};
 use crate::chunk::record::Chunk;
 use crate::chunk::trail::{block_span, chunk_type_of, only_breaks, trim_range, HeadingTrail};
+use crate::markdown::parse::front_matter_len;
 use crate::markdown::{Block, BlockKind};
-use crate::normalize::front_matter_len;
 use crate::strategy::chunker::ChunkInput;
 use crate::tokens::DocumentTokens;
 

@@ -24,8 +24,8 @@ use std::ops::Range;
 
 use crate::chunk::trail::trim_range;
 use crate::embed::cosine;
+use crate::markdown::parse::front_matter_len;
 use crate::markdown::{Block, BlockKind};
-use crate::normalize::front_matter_len;
 use crate::sentence::sentence_spans;
 use crate::tokens::DocumentTokens;
 

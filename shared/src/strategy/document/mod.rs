@@ -13,7 +13,7 @@ use crate::chunk::record::Chunk;
 use crate::chunk::trail::{trim_range, HeadingTrail};
 use crate::chunk::unit::plain_piece;
 use crate::error::ChunkError;
-use crate::normalize::front_matter_len;
+use crate::markdown::parse::front_matter_len;
 use crate::sentence::sentence_spans;
 use crate::strategy::params::{ParamError, Params, MAX_HARD_MAX};
 use crate::strategy::chunker::ChunkInput;

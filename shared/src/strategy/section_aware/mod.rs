@@ -28,7 +28,7 @@ use crate::chunk::split::Splitter;
 use crate::chunk::unit::{plain_piece, unit_pieces, SplitCounts};
 use crate::error::ChunkError;
 use crate::markdown::{Block, BlockKind};
-use crate::normalize::front_matter_len;
+use crate::markdown::parse::front_matter_len;
 use crate::strategy::params::{ParamError, Params, MAX_HARD_MAX, TARGET_TOKENS};
 use crate::strategy::chunker::ChunkInput;
 use crate::strategy::chunker::Chunker;

@@ -25,7 +25,7 @@ use crate::chunk::split::Splitter;
 use crate::chunk::unit::{unit_pieces, SplitCounts};
 use crate::error::ChunkError;
 use crate::markdown::BlockKind;
-use crate::normalize::front_matter_len;
+use crate::markdown::parse::front_matter_len;
 use crate::sentence::sentence_spans;
 use crate::strategy::params::{ParamError, Params, MAX_HARD_MAX, OVERLAP_RATIO};
 use crate::strategy::token::windows_snapped;

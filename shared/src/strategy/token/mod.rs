@@ -16,7 +16,7 @@ use std::sync::Arc;
 use crate::chunk::record::Chunk;
 use crate::chunk::span::chunks_from_spans;
 use crate::error::ChunkError;
-use crate::normalize::front_matter_len;
+use crate::markdown::parse::front_matter_len;
 use crate::strategy::params::{ParamError, Params, TARGET_TOKENS};
 use crate::strategy::chunker::ChunkInput;
 use crate::strategy::chunker::Chunker;
