@@ -18,7 +18,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 
 use super::secrets::{pem_file, secret_file, with_password};
-use super::{invalid, ConfigError};
+use super::error::{invalid, ConfigError};
 
 /// Most nodes `amqp.urls` may list (a node is a label value of
 /// `chunking_broker_node`: bounded).

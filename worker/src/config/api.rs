@@ -9,7 +9,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 
 use super::secrets::secret_file;
-use super::{invalid, ConfigError};
+use super::error::{invalid, ConfigError};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
