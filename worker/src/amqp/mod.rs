@@ -8,11 +8,9 @@ mod open;
 pub mod publisher;
 pub mod topology;
 
-use lapin::tcp::{OwnedIdentity, OwnedTLSConfig};
-use lapin::{types::LongString, Connection, ConnectionProperties};
-use secrecy::ExposeSecret;
+use lapin::Connection;
 
-use crate::config::{AmqpSettings, BrokerNode};
+use crate::config::AmqpSettings;
 
 pub use nodes::{ConnectError, Connected, Failover};
 pub use open::connect_node;

@@ -10,8 +10,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::auth::Caller;
-use super::problem::{Kind, Problem};
 use super::headers::{correlation_id, API_VERSION};
+use super::problem::{Kind, Problem};
 
 const PROBLEM_JSON: &str = "application/problem+json";
 

@@ -25,14 +25,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
 use axum::Router;
 use serde_json::json;
-use shared::Engine;
-use tokio::sync::Semaphore;
 
 use crate::breaker::{self, Breakers};
-use crate::config::Settings;
 use crate::ops::metrics::Metrics;
-use auth::{Caller, Verifier};
-use guard::Limiter;
+use auth::Caller;
 use problem::{Kind, Problem};
 
 use headers::correlation_id;

@@ -28,8 +28,8 @@ impl ApiState {
     /// that does not load is an error.
     pub fn new(
         settings: &Settings,
-        pub(super) metrics: Arc<Metrics>,
-        pub(super) breakers: Arc<Breakers>,
+        metrics: Arc<Metrics>,
+        breakers: Arc<Breakers>,
     ) -> Result<Option<Arc<Self>>, String> {
         if !settings.api.enabled {
             return Ok(None);

@@ -8,8 +8,8 @@ use std::time::Duration;
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 
-use super::secrets::secret_file;
 use super::error::{invalid, ConfigError};
+use super::secrets::secret_file;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -12,26 +12,23 @@ mod sections;
 mod telemetry;
 
 use amqp::RawAmqp;
-pub use error::ConfigError;
-use error::invalid;
 pub use amqp::{AmqpSettings, AmqpTls, BrokerNode};
 use api::{validate_api, RawApi};
 pub use api::{ApiSettings, JwtSettings, RateLimits};
+use error::invalid;
+pub use error::ConfigError;
 use links::{validate_links, RawLinks};
 pub use links::{LinkSettings, TenantLinkSettings};
-use sections::{RawDatabase, RawLog, RawOutbox, RawWorker};
 pub use sections::{DatabaseSettings, LogFormat, LogSettings, OutboxSettings, WorkerSettings};
+use sections::{RawDatabase, RawLog, RawOutbox, RawWorker};
 pub use telemetry::TelemetrySettings;
 use telemetry::{validate_telemetry, RawTelemetry};
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use secrecy::SecretString;
 use serde::Deserialize;
-use sqlx::postgres::PgConnectOptions;
 
 /// The defaults, compiled in so the binary runs from any directory; a
 /// `default.toml` in the config directory, when present, is layered on top.

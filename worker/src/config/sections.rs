@@ -12,8 +12,8 @@ use sqlx::postgres::PgConnectOptions;
 
 use secrecy::{ExposeSecret, SecretString};
 
-use super::secrets::secret_file;
 use super::error::{invalid, ConfigError};
+use super::secrets::secret_file;
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -179,7 +179,6 @@ pub struct LogSettings {
     /// Default filter directive.
     pub level: String,
 }
-
 
 impl TryFrom<RawWorker> for WorkerSettings {
     type Error = ConfigError;

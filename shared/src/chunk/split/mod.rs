@@ -10,8 +10,6 @@
 use std::ops::Range;
 
 use crate::chunk::record::ChunkType;
-use crate::ids::{closes, fence_of};
-use crate::markdown::pipe_rows;
 use crate::sentence::sentence_spans;
 use crate::tokens::DocumentTokens;
 

@@ -29,7 +29,6 @@
 //! migrate-retry`, [`crate::commands::topology`]).
 
 use std::time::Duration;
-use std::time::Duration;
 
 use lapin::options::{ExchangeDeclareOptions, QueueBindOptions};
 use lapin::types::{AMQPValue, FieldTable};
@@ -45,7 +44,6 @@ pub use names::{Topology, TopologyError, BROKER_DELIVERY_LIMIT_MARGIN, MIGRATE_R
 pub use retry::{classify_retry_refusal, RetryRefusal};
 
 impl Topology {
-
     /// Declares exchanges, queues and bindings.
     pub async fn declare(
         &self,

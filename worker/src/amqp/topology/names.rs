@@ -131,4 +131,3 @@ pub(crate) fn short(s: &str) -> ShortString {
 pub(crate) fn long_str(s: &str) -> AMQPValue {
     AMQPValue::LongString(LongString::from(s.to_owned()))
 }
-

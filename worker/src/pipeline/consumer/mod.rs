@@ -48,7 +48,7 @@ use crate::ops::metrics::QueueKind;
 
 use acks::Acker;
 use delivery::process;
-use settlement::{SessionIo, DELIVERY_COUNT_HEADER};
+use settlement::SessionIo;
 
 /// After the consumer is cancelled, how long to wait for another buffered
 /// delivery before concluding there is none.

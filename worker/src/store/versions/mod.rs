@@ -32,6 +32,7 @@ pub use write::{store_later_version_with_links, store_version, store_version_wit
 mod tests {
     use super::*;
     use time::macros::datetime;
+    use time::OffsetDateTime;
 
     fn order(id: &str, seq: Option<i64>, at: Option<OffsetDateTime>) -> VersionOrder<'_> {
         VersionOrder {

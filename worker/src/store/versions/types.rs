@@ -1,13 +1,8 @@
 //! What storing a version takes and gives: the version, the outcome, the
 //! error, and the version order.
 
-use shared::contract::COMPLETED_ROUTING_KEY;
-use shared::links::Link;
 use shared::Chunk;
-use sqlx::PgPool;
 use time::OffsetDateTime;
-
-use crate::store::links::{replace_links, DocumentKeys, LinkSource};
 
 /// Everything stored for one source version.
 #[derive(Debug)]
@@ -142,4 +137,3 @@ pub enum Existing {
     /// The document belongs to another tenant.
     OtherTenant,
 }
-

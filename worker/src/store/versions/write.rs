@@ -4,18 +4,16 @@
 
 use shared::contract::COMPLETED_ROUTING_KEY;
 use shared::links::Link;
-use shared::Chunk;
 use sqlx::PgPool;
-use time::OffsetDateTime;
 
 use crate::store::links::{replace_links, DocumentKeys, LinkSource};
 
 use super::chunks::insert_chunks;
-use super::event;
+use super::event::{self, completed_event_id, EVENTS_EXCHANGE};
 use super::first::store_first_version;
 use super::lock::{lock_document, Locked};
 use super::row;
-use super::types::{is_newer, Existing, NewVersion, StoreError, StoreOutcome, VersionOrder};
+use super::types::{is_newer, NewVersion, StoreError, StoreOutcome, VersionOrder};
 
 /// Stores a version with no links in one transaction (see the module docs).
 pub async fn store_version(pool: &PgPool, v: &NewVersion<'_>) -> Result<StoreOutcome, StoreError> {
@@ -207,4 +205,3 @@ pub(super) async fn store_in_transaction(
         event: outbox_id.map(|id| event::handed_over(id, event_id, payload, v)),
     })
 }
-
