@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Whole-process throughput and memory of `chunk-worker chunk`, as the issue's
-# acceptance criteria measure them (see BENCHMARKS.md):
+# acceptance criteria measure them (see docs/benchmarks-log.md):
 #
 #   1. `chunk-worker chunk --profile spec-v1 <English corpus>` > /dev/null,
 #      pinned to one core, RUNS times: MB/s (bytes = total size of the input
@@ -10,7 +10,7 @@
 #      and the ratio ours / bare from the fastest runs (target >= 0.5);
 #   3. ours / text-splitter (target >= 8) when TS_MBPS is given: text-splitter's
 #      MB/s from `cargo bench -p shared --bench text_splitter` (criterion prints
-#      MiB/s: multiply by 1.048576; BENCHMARKS.md uses its fastest sample);
+#      MiB/s: multiply by 1.048576; docs/benchmarks-log.md uses its fastest sample);
 #   4. a >= 100 MiB synthetic file (corpus files concatenated into $BIG) chunked
 #      once, pinned: wall time and max RSS (target < 1 GB RSS).
 #

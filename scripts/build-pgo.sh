@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A profile-guided (PGO) release build of `chunk-worker`, and of the bare
 # cl100k count (`perf/src/bin/bpe_count.rs`) with the same settings, so that
-# BENCHMARKS.md's engine ratio compares like with like (issue 18: both sides
+# docs/benchmarks-log.md's engine ratio compares like with like (issue 18: both sides
 # built with the same, best release settings).
 #
 #   scripts/build-pgo.sh            # binaries in target/pgo/release/

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The performance regression gate (issue 18, seed 001: a regression above 20%
+# The performance regression gate (issue 18, the Chunking System specification: a regression above 20%
 # fails CI). Wall-clock times on a shared machine are noise, so this counts
 # instructions instead: the engine chunks the repository's own fixtures
 # (every *.md under shared/tests/fixtures) under each gated profile inside

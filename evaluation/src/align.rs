@@ -2,7 +2,7 @@
 //!
 //! Gold data (question excerpts, boundaries) and peers' chunks are given in
 //! code points of the file as it is; our chunks are in code points of the
-//! normalized document. Normalization (SPEC 3.2) only removes characters
+//! normalized document. Normalization (docs/contract.md#normalization) only removes characters
 //! (a byte-order mark, `\r` before `\n`, trailing and repeated horizontal
 //! whitespace) and replaces some (a lone `\r` by `\n`, a run of horizontal
 //! whitespace by one space), so the normalized text is aligned with the

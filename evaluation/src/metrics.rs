@@ -1,5 +1,5 @@
 //! The metrics, as pure functions over spans (code points of normalized
-//! documents). README "Evaluation" says how to read each.
+//! documents). docs/evaluation.md says how to read each.
 
 /// A chunk as the metrics see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

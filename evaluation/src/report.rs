@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-/// Seed 001's SLO for documents under 10K tokens: P95 below this.
+/// The Chunking System specification's SLO for documents under 10K tokens: P95 below this.
 pub const SLO_P95_MS: f64 = 500.0;
 
 /// One system (profile or external) with one indexed text.

@@ -2,7 +2,7 @@
 //! registered strategy; experimental ones enabled, the semantic strategy on
 //! the toy embedder) and two profiles fitted to a small embedder window,
 //! plus link extraction, and the bytes as an HTML page:
-//! it must never panic, and the SPEC 3.6 checklist the engine runs on its
+//! it must never panic, and the docs/contract.md#validation checklist the engine runs on its
 //! own output must never fail (`VALIDATION_FAILED` is a bug, not an input
 //! error). Invalid UTF-8 and NUL-free garbage are fine inputs: they end in
 //! a typed error or in chunks.

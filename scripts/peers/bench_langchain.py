@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """LangChain text splitter throughput on a Markdown corpus (the peer figure
-for BENCHMARKS.md).
+for docs/benchmarks-log.md).
 
 Reads every *.md file under --corpus (recursively, sorted paths) into memory
 first, then times only the splitting (time.perf_counter, one process, one

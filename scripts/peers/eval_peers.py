@@ -126,7 +126,7 @@ PEERS: dict[str, tuple[str, list[str]]] = {
         ["langchain-text-splitters", "tiktoken"],
     ),
     # The configurations that win at equal context on the public token-level
-    # retrieval benchmark (README "Evaluation"): small recursive chunks.
+    # retrieval benchmark (docs/evaluation.md): small recursive chunks.
     "recursive-200-0": (
         'RecursiveCharacterTextSplitter.from_tiktoken_encoder(encoding_name="cl100k_base", '
         "chunk_size=200, chunk_overlap=0)",

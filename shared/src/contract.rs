@@ -1,4 +1,4 @@
-//! Message contracts (SPEC section 2): the only serde wire types.
+//! Message contracts (docs/contract.md#messages): the only serde wire types.
 //!
 //! * [`NormalizeMarkdownCompleted`]: the input message upstream publishes
 //!   (`normalize_markdown.completed/v1`), parsed and checked by
@@ -30,14 +30,14 @@ pub const COMPLETED_ROUTING_KEY: &str = "chunking.completed";
 /// messages on `ingest.dlx`.
 pub const FAILED_ROUTING_KEY: &str = "chunking.failed";
 
-/// Longest `document_id` accepted, in characters (SPEC 2.1).
+/// Longest `document_id` accepted, in characters (docs/contract.md#input-message).
 pub const MAX_DOCUMENT_ID_CHARS: usize = 256;
 /// Longest `event_id` accepted, in characters.
 pub const MAX_EVENT_ID_CHARS: usize = 128;
-/// Longest `source_version_id` accepted, in characters (SPEC 2.1).
+/// Longest `source_version_id` accepted, in characters (docs/contract.md#input-message).
 pub const MAX_SOURCE_VERSION_ID_CHARS: usize = 128;
 
-/// Where the document came from (SPEC 2.1 `source_type`).
+/// Where the document came from (docs/contract.md#input-message `source_type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SourceType {
@@ -45,11 +45,11 @@ pub enum SourceType {
     Confluence,
     /// A converted file (PDF, DOCX, ...).
     File,
-    /// An HTML page (seed 004): converted to Markdown before chunking.
+    /// An HTML page (the LangChain-style factory specification): converted to Markdown before chunking.
     Html,
 }
 
-/// The input message `normalize_markdown.completed/v1` (SPEC 2.1).
+/// The input message `normalize_markdown.completed/v1` (docs/contract.md#input-message).
 ///
 /// Obtain one with [`NormalizeMarkdownCompleted::parse`], which also runs
 /// [`NormalizeMarkdownCompleted::validate`].
@@ -117,7 +117,7 @@ pub enum ContractError {
 }
 
 impl ContractError {
-    /// The SPEC 2.3 error code: always [`ErrorCode::InvalidMessage`].
+    /// The error code (docs/contract.md#error-codes): always [`ErrorCode::InvalidMessage`].
     pub fn code(&self) -> ErrorCode {
         ErrorCode::InvalidMessage
     }
@@ -139,7 +139,7 @@ impl NormalizeMarkdownCompleted {
         Ok(msg)
     }
 
-    /// Checks every field rule of SPEC 2.1; the error names the first field
+    /// Checks every field rule of docs/contract.md#input-message; the error names the first field
     /// that breaks one.
     pub fn validate(&self) -> Result<(), ContractError> {
         if self.schema != INPUT_SCHEMA {
@@ -262,7 +262,7 @@ impl NormalizeMarkdownCompleted {
     }
 }
 
-/// The embed-ready event `chunking.completed/v1` (SPEC 2.2), plus the
+/// The embed-ready event `chunking.completed/v1` (docs/contract.md#completed-event), plus the
 /// change set relative to the document's previous current version.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChunkingCompleted {
@@ -338,7 +338,7 @@ pub struct UnchangedChunk {
     pub previous_chunk_id: String,
 }
 
-/// The failure event `chunking.failed/v1` (SPEC 2.3 step 3).
+/// The failure event `chunking.failed/v1` (docs/contract.md#failures).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChunkingFailed {
     /// [`FAILED_SCHEMA`].
@@ -353,7 +353,7 @@ pub struct ChunkingFailed {
     pub document_id: Option<String>,
     /// Source version, when known.
     pub source_version_id: Option<String>,
-    /// SPEC 2.3 error code.
+    /// error code (docs/contract.md#error-codes).
     pub error_code: ErrorCode,
     /// What was wrong and where.
     pub error_detail: String,

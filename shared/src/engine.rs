@@ -82,7 +82,7 @@ impl EngineBuilder {
         self
     }
 
-    /// Allows profiles of experimental strategies to be used (seed 001).
+    /// Allows profiles of experimental strategies to be used (the Chunking System specification).
     pub fn experimental(mut self, enabled: bool) -> Self {
         self.experimental = enabled;
         self
@@ -174,7 +174,7 @@ impl Engine {
         }
     }
 
-    /// Puts every profile's `embed_text` under breadcrumb `mode` (seed 002
+    /// Puts every profile's `embed_text` under breadcrumb `mode` (the per-chunk file format
     /// `breadcrumbMode`; the CLI's `--breadcrumb-mode`). Ids, spans and
     /// every other field stay as the profiles make them.
     pub fn set_breadcrumb_mode(&mut self, mode: crate::profile::settings::BreadcrumbMode) {
@@ -222,7 +222,7 @@ impl Engine {
     }
 
     /// Normalizes `markdown` and chunks it under the named profile, then
-    /// validates the result (SPEC 3.6).
+    /// validates the result (docs/contract.md#validation).
     pub fn chunk(
         &self,
         markdown: &[u8],

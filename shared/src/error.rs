@@ -1,8 +1,8 @@
-//! Typed errors of the chunking engine, each mapped to a SPEC 2.3 error code.
+//! Typed errors of the chunking engine, each mapped to an error code (docs/contract.md#error-codes).
 
 use std::fmt;
 
-/// The error codes of SPEC 2.3, as they appear on the wire (`x-error-code`,
+/// The error codes of docs/contract.md#error-codes, as they appear on the wire (`x-error-code`,
 /// `chunking_failures.error_code`, the CLI's `CHUNKING_FAILED <CODE>` line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -21,7 +21,7 @@ pub enum ErrorCode {
     UnknownProfile,
     /// The document already belongs to another tenant.
     TenantMismatch,
-    /// A chunk broke the SPEC 3.6 checklist (a bug, never silently emitted).
+    /// A chunk broke the docs/contract.md#validation checklist (a bug, never silently emitted).
     ValidationFailed,
     /// Redelivered past the delivery limit.
     DeliveryLimit,
@@ -46,7 +46,7 @@ impl ErrorCode {
         }
     }
 
-    /// Every code, in SPEC order.
+    /// Every code, in the order of docs/contract.md#error-codes.
     pub const ALL: [ErrorCode; 10] = [
         Self::InvalidMessage,
         Self::InvalidUtf8,
@@ -102,7 +102,7 @@ pub enum ChunkError {
         reason: String,
     },
     /// The profile's strategy is experimental and experimental strategies
-    /// are not enabled (seed 001).
+    /// are not enabled (the Chunking System specification).
     #[error("profile {profile:?} uses the experimental strategy {strategy:?}, which is disabled; set experimental.enabled = true in the settings (CLI: --experimental) to use it")]
     ExperimentalDisabled {
         /// The profile's name.
@@ -128,7 +128,7 @@ pub enum ChunkError {
         /// The `[embedder] tokenizer` spelling.
         tokenizer: String,
     },
-    /// A `gpu_required` profile and no CUDA device (seed 001
+    /// A `gpu_required` profile and no CUDA device (the Chunking System specification
     /// `gpu_semantic_checks`): the engine refuses to build rather than fall
     /// back to the CPU.
     #[error("profile {profile:?} sets gpu_required = true, and {reason}; build with the `cuda` feature on a machine with a CUDA GPU, or remove the profile (there is no silent CPU fallback)")]
@@ -156,7 +156,7 @@ pub enum ChunkError {
         /// The strategy that panicked.
         strategy: String,
     },
-    /// The produced chunks break the SPEC 3.6 checklist.
+    /// The produced chunks break the docs/contract.md#validation checklist.
     #[error("chunk validation failed ({} violation(s)): {}", violations.len(), violations.first().map(String::as_str).unwrap_or(""))]
     Validation {
         /// One line per violated rule, naming the chunk.
@@ -165,7 +165,7 @@ pub enum ChunkError {
 }
 
 impl ChunkError {
-    /// The SPEC 2.3 code this error is reported under.
+    /// The error code (docs/contract.md#error-codes) this error is reported under.
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::InvalidUtf8 { .. } => ErrorCode::InvalidUtf8,

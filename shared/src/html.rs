@@ -1,4 +1,4 @@
-//! HTML input (seed 004 "HTML-aware splitting of web content", issue 10):
+//! HTML input (the LangChain-style factory specification "HTML-aware splitting of web content", issue 10):
 //! a page is converted to Markdown by `htmd` (turndown.js's rules: headings,
 //! lists, tables, code, links with their URLs kept), and that Markdown is the
 //! document: it is normalized, stored and what every offset refers to, so

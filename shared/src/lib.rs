@@ -1,7 +1,7 @@
 //! `shared`: the pure, deterministic chunking engine of chunk-worker.
 //!
 //! Turns a normalized Markdown document into retrieval-ready chunks exactly as
-//! `SPEC.md` section 3 describes, and holds the message contracts the worker
+//! docs/contract.md describes, and holds the message contracts the worker
 //! speaks. Nothing here performs I/O or knows about tokio, RabbitMQ or
 //! Postgres: every function is a pure function of its inputs, so the same
 //! bytes in always give the same bytes out. The only threads are the scoped

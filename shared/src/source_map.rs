@@ -1,10 +1,10 @@
-//! Positions in the original input (seed 002 `sourcePosition`).
+//! Positions in the original input (the per-chunk file format `sourcePosition`).
 //!
 //! Every offset of a chunk record refers to the normalized document. Seed
 //! 002's per-chunk files point into the *original* file instead ("positions
 //! in the original source text only", before any normalization), counted in
 //! UTF-16 code units as the TypeScript consumers of that format slice
-//! strings. Normalization (SPEC 3.2) only ever deletes text (a byte-order
+//! strings. Normalization (docs/contract.md#normalization) only ever deletes text (a byte-order
 //! mark, the `\r` of `\r\n`, trailing or surplus whitespace) or replaces a
 //! run by one character (a lone `\r` by `\n`, a whitespace run by one space),
 //! so the normalized text aligns with the original in one greedy pass;

@@ -1,5 +1,5 @@
-//! Seed 002 `breadcrumbMode`: the `embed_text` of a table of cases, one per
-//! rule, under `conditional`, `always` and `none` (seed 002 "Breadcrumb
+//! The per-chunk file format `breadcrumbMode`: the `embed_text` of a table of cases, one per
+//! rule, under `conditional`, `always` and `none` (the per-chunk file format "Breadcrumb
 //! Context Options"; its worked example is the first case).
 
 #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
@@ -8,7 +8,7 @@ use shared::{DocumentMeta, Engine};
 
 /// A `markdown_headers` profile: sections at headings 1-3, split at 100
 /// tokens with `overlap` tokens of overlap; no minimum of its own, so
-/// "short" is below seed 002's 64 + `overlap`.
+/// "short" is below the per-chunk file format's 64 + `overlap`.
 fn profile(mode: &str, overlap: usize) -> String {
     format!(
         "name = \"crumbs-{mode}-{overlap}\"\nstrategy = \"markdown_headers\"\nbreadcrumb_mode = \"{mode}\"\n\
@@ -84,7 +84,7 @@ const FULL: &str = "API Documentation > Tokens";
 
 #[test]
 fn seed002_worked_example() {
-    // Seed 002 "Example showing the difference": the chunk that starts the
+    // The per-chunk file format "Example showing the difference": the chunk that starts the
     // OAuth Setup section gets the full breadcrumb, its own heading included.
     let e = engine();
     let doc = e

@@ -1,5 +1,5 @@
 //! The contract every strategy and every built-in profile keeps (issue 9,
-//! SPEC 3.8), on the project's own fixtures: the universal invariants
+//! docs/contract.md#strategies), on the project's own fixtures: the universal invariants
 //! (checked independently of the engine's validator, with tiktoken counts),
 //! the strategy's own rules where it declares them (structural), byte-for-
 //! byte determinism, ids that depend on the document, no empty output

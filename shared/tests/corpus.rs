@@ -187,7 +187,7 @@ fn corpus_chunks_hold_the_invariants() {
     );
 }
 
-/// Seed 002 `sourcePosition`: every corpus file's normalized text aligns
+/// The per-chunk file format `sourcePosition`: every corpus file's normalized text aligns
 /// with the original, and every line of the normalized text maps back to
 /// original text with the same visible characters.
 #[test]

@@ -1,4 +1,4 @@
-//! The README's SQL cookbook and a database filled to answer it, shared by
+//! The SQL cookbook of docs/sql.md and a database filled to answer it, shared by
 //! the cookbook test and the tenant-isolation (row-level security) test.
 
 use std::path::Path;
@@ -12,14 +12,14 @@ type R = anyhow::Result<()>;
 
 /// `(question, sql)` of every ```sql block under `## SQL cookbook`.
 pub fn cookbook() -> anyhow::Result<Vec<(String, String)>> {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))?;
+    let guide =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/sql.md"))?;
     let mut out = Vec::new();
     let mut in_section = false;
     let mut in_sql = false;
     let mut question = String::new();
     let mut sql = String::new();
-    for line in readme.lines() {
+    for line in guide.lines() {
         if line.starts_with("## ") {
             in_section = line.trim() == "## SQL cookbook";
             continue;

@@ -1,5 +1,5 @@
 //! Circuit breakers per strategy, shared by the API and the queue consumer
-//! (seed 001's circuit breaker), as a small state machine:
+//! (the Chunking System specification's circuit breaker), as a small state machine:
 //!
 //! | state     | call admitted?                      | how it leaves                                  |
 //! |-----------|-------------------------------------|------------------------------------------------|

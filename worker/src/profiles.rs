@@ -1,6 +1,6 @@
 //! Chunking profiles at run time: the engine built from the built-in
 //! profiles plus profile files (`profiles.dir`, CLI `--profile-file`), the
-//! experimental opt-in, and which profile a message gets (seed 001
+//! experimental opt-in, and which profile a message gets (the Chunking System specification
 //! "per-source profile").
 //!
 //! Selection, first match wins: the message's `profile`, then
@@ -138,7 +138,7 @@ impl ChunkingSettings {
     }
 }
 
-/// Logs the use of a deprecated profile (seed 001): one WARN per profile and
+/// Logs the use of a deprecated profile (the Chunking System specification): one WARN per profile and
 /// minute, naming the replacement; returns the deprecation for the caller
 /// (the API adds `Deprecation` and `Link` headers).
 pub fn note_use(profile: &shared::Profile) -> Option<&shared::Deprecation> {

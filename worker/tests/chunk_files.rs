@@ -1,4 +1,4 @@
-//! `chunk-worker chunk --format files`: seed 002's per-chunk files, run
+//! `chunk-worker chunk --format files`: per-chunk JSON files, run
 //! through the real binary. Every output validates against its JSON Schema
 //! in `schemas/`; `sourcePosition` round-trips to the original file for
 //! every chunk of every fixture; two documents are golden snapshots; writes

@@ -19,7 +19,7 @@ use common::chunk_worker;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// The SPEC 3.5 chunk record fields, in JSONL order (no `created_at`).
+/// The docs/contract.md#chunk-record chunk record fields, in JSONL order (no `created_at`).
 const CHUNK_KEYS: [&str; 28] = [
     "chunk_id",
     "tenant_id",
@@ -108,8 +108,8 @@ fn default_source_version(path: &Path) -> String {
     format!("sha256:{}", &digest[..16])
 }
 
-/// Checks the chunks of one file: exactly the SPEC keys, the per-file
-/// defaults, contiguous ordinals, increasing spans, and the SPEC 3.5
+/// Checks the chunks of one file: exactly the record's keys (docs/contract.md#chunk-record), the per-file
+/// defaults, contiguous ordinals, increasing spans, and the docs/contract.md#chunk-record
 /// invariant against the output of `chunk-worker normalize`.
 fn check_chunks(path: &Path, chunks: &[serde_json::Map<String, Value>]) {
     let want_keys: BTreeSet<&str> = CHUNK_KEYS.into_iter().collect();

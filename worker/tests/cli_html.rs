@@ -1,4 +1,4 @@
-//! HTML pages on the command line (issue 10, seed 004): `chunk`, `normalize`
+//! HTML pages on the command line (issue 10, the LangChain-style factory specification): `chunk`, `normalize`
 //! and `links` convert `.html` / `.htm` files to Markdown first, take the
 //! page's `<title>`, report on stderr what the conversion left out, and
 //! `--granularity` filters a multi-granularity profile's output.

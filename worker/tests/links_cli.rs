@@ -1,5 +1,5 @@
 //! End-to-end tests of `chunk-worker links`: the real binary on temporary
-//! files, every URL shape of SPEC 3.7, chunk ids equal to `chunk`'s, and the
+//! files, every URL shape of docs/contract.md#links, chunk ids equal to `chunk`'s, and the
 //! usage errors.
 
 // Test code: a failed unwrap is a failed test, with the value in the message.

@@ -1,5 +1,5 @@
 //! From planned pieces to chunk records: text, offsets, token counts,
-//! paths, breadcrumbs and ids (SPEC 3.5).
+//! paths, breadcrumbs and ids (docs/contract.md#ids).
 
 use crate::chunk::piece::{Piece, Prefix};
 use crate::chunk::record::{Chunk, ChunkType, DocumentMeta};
@@ -21,7 +21,7 @@ const TITLE_MAX_CHARS: usize = 200;
 /// document: badges, a one-line summary; a later H1 is a section.
 const CONTENT_BEFORE_TITLE: usize = 300;
 
-/// The document's title for breadcrumbs (seed 002 `fileTitle`): the
+/// The document's title for breadcrumbs (the per-chunk file format `fileTitle`): the
 /// metadata title, else an H1 among the first blocks (at most
 /// [`CONTENT_BEFORE_TITLE`] bytes of content before it, at most
 /// [`TITLE_MAX_CHARS`] characters long), else the file name without its
@@ -73,9 +73,9 @@ pub(crate) struct BuildContext<'a> {
     pub profile: &'a Settings,
     /// Caller's metadata.
     pub meta: &'a DocumentMeta,
-    /// Seed 002's "short" chunk: below `min_tokens` + overlap tokens, it
+    /// The per-chunk file format's "short" chunk: below `min_tokens` + overlap tokens, it
     /// gets the full breadcrumb (`conditional`). A strategy without a
-    /// minimum uses seed 002's default, [`SEED002_MIN_TOKENS`].
+    /// minimum uses the per-chunk file format's default, [`SEED002_MIN_TOKENS`].
     pub min_tokens: usize,
     /// The overlap that counts towards "short": the profile's overlap in
     /// tokens, or `None` when the overlap is in sentences (then the tokens
@@ -251,11 +251,11 @@ fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// Seed 002's default `minTokens`: the "short" threshold of strategies
+/// The per-chunk file format's default `minTokens`: the "short" threshold of strategies
 /// that keep no minimum of their own.
 pub(crate) const SEED002_MIN_TOKENS: usize = 64;
 
-/// Seed 002 `breadcrumbMode`: what context to put in front of the text the
+/// The per-chunk file format `breadcrumbMode`: what context to put in front of the text the
 /// embedder sees. The full breadcrumb is `fileTitle > headerPath...`, or
 /// `headerPath...` when the title is the first heading.
 ///

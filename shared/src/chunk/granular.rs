@@ -1,6 +1,6 @@
-//! Several granularities in one output (seed 001): ordinals contiguous per
+//! Several granularities in one output (the Chunking System specification): ordinals contiguous per
 //! granularity (the ids of the granularities other than the profile's
-//! primary one are namespaced when sealed, SPEC 3.5); and seed 001's
+//! primary one are namespaced when sealed, docs/contract.md#chunk-record); and the Chunking System specification's
 //! `chunk_key` and `is_table`, which every chunk of every profile carries.
 
 use crate::chunk::record::{Chunk, ChunkType, Granularity};
@@ -10,7 +10,7 @@ pub(crate) fn slot(g: Granularity) -> usize {
     usize::from(crate::chunk::record::rank(g))
 }
 
-/// Seed 001's readable key of a chunk.
+/// The Chunking System specification's readable key of a chunk.
 pub fn chunk_key(
     document_id: &str,
     strategy: &str,

@@ -50,7 +50,7 @@ impl Piece {
         }
     }
 
-    /// Whether this is prose that overlap may join (SPEC 3.4).
+    /// Whether this is prose that overlap may join (docs/contract.md#size-policy).
     pub fn is_prose(&self) -> bool {
         matches!(self.chunk_type, ChunkType::Paragraph | ChunkType::Mixed)
     }

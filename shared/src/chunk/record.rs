@@ -1,4 +1,4 @@
-//! The chunk record (SPEC 3.5) and the document metadata it is built from.
+//! The chunk record (docs/contract.md#chunk-record) and the document metadata it is built from.
 
 use std::sync::Arc;
 
@@ -19,7 +19,7 @@ pub struct DocumentMeta {
     pub source_url: Option<String>,
     /// The file the document came from, if known.
     pub file_path: Option<String>,
-    /// The message's document metadata (seed 004 "metadata preservation"):
+    /// The message's document metadata (the LangChain-style factory specification "metadata preservation"):
     /// a JSON object of the known keys that were given (title, source_url,
     /// file_path, space_key, page_id, labels, author, updated_at, page_no),
     /// carried onto every chunk record. Shared, not copied per chunk.
@@ -57,7 +57,7 @@ impl DocumentMeta {
     }
 }
 
-/// The granularity a chunk was produced at (seed 001).
+/// The granularity a chunk was produced at (the Chunking System specification).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Granularity {
@@ -107,7 +107,7 @@ pub fn rank(g: Granularity) -> u8 {
     }
 }
 
-/// The kind of content a chunk holds (seed 003 §3.2).
+/// The kind of content a chunk holds (the Russian enterprise specification §3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChunkType {
@@ -139,14 +139,14 @@ impl ChunkType {
     }
 }
 
-/// One retrieval-ready chunk (SPEC 3.5). Field order is the JSONL order.
+/// One retrieval-ready chunk (docs/contract.md#chunk-record). Field order is the JSONL order.
 ///
 /// Invariant: `chunk_text == prefix + normalized[char_start..char_end] + suffix`
 /// where `prefix` is the first `overlap_prefix_chars` chars of `chunk_text`
 /// and `suffix` its last `closing_suffix_chars` chars.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chunk {
-    /// Stable id (SPEC 3.5), lowercase hex sha256.
+    /// Stable id (docs/contract.md#ids), lowercase hex sha256.
     pub chunk_id: String,
     /// Owning tenant.
     pub tenant_id: String,
@@ -207,7 +207,7 @@ pub struct Chunk {
     /// The document metadata of the message (absent when none was given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Arc<serde_json::Value>>,
-    /// Seed 001's readable key, `{document_id}:{strategy}:{granularity}:{ordinal}`,
+    /// The Chunking System specification's readable key, `{document_id}:{strategy}:{granularity}:{ordinal}`,
     /// on every chunk the engine emits (an `Option` only so that records
     /// written before it was universal still read).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -8,7 +8,7 @@
 //! ships, in every build. Before, `build` derived them and only debug builds
 //! checked them again; deriving them here costs nothing more than `build`
 //! did, where re-deriving them in validation cost 4.5% of the engine's time
-//! (BENCHMARKS.md). The canonical text is computed once per chunk and hashed
+//! (docs/benchmarks-log.md). The canonical text is computed once per chunk and hashed
 //! for both the id and the content hash.
 
 use crate::chunk::granular::{chunk_key, is_table};

@@ -63,7 +63,7 @@ impl<'a> HeadingTrail<'a> {
             .map(|(_, stack)| stack.as_slice())
     }
 
-    /// SPEC 3.5's headings path of a chunk with own span `own`: the headings
+    /// The headings path (docs/contract.md#chunk-record) of a chunk with own span `own`: the headings
     /// in effect at its first content block (not a heading, thematic break or
     /// front matter), or after its last heading for a chunk without content.
     pub fn path_of(&self, own: &Range<usize>) -> Vec<String> {

@@ -1,5 +1,5 @@
 //! One unit (a block, with any headings waiting in front of it) as planned
-//! pieces: whole when it fits the hard max, else split as SPEC 3.4 says:
+//! pieces: whole when it fits the hard max, else split as docs/contract.md#size-policy says:
 //! tables between rows with the header repeated, code between lines
 //! re-fenced, lists between top-level items, prose at sentences and then
 //! token windows. For strategies that choose their own boundaries between

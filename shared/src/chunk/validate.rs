@@ -1,5 +1,5 @@
-//! The SPEC 3.6 validation checklist, run on every output: the universal
-//! rules every strategy keeps (SPEC 3.8), then the rules the profile's
+//! The validation checklist (docs/contract.md#validation), run on every output: the universal
+//! rules every strategy keeps (docs/contract.md#strategies), then the rules the profile's
 //! strategy declares for itself ([`Rules`]).
 //!
 //! It re-derives what it needs from the normalized document and its blocks
@@ -41,7 +41,7 @@ pub enum Coverage {
     None,
 }
 
-/// Checks `chunks` against the SPEC 3.6 checklist; `blocks` are the
+/// Checks `chunks` against the docs/contract.md#validation checklist; `blocks` are the
 /// document's blocks ([`crate::markdown::parse_blocks`]) and `chars` its
 /// [`CharIndex`]. A profile of the `document` granularity covers only the
 /// head of the document.
@@ -245,7 +245,7 @@ fn check_span(
     }
 }
 
-/// No chunk opens a code fence it does not close (fences as SPEC 3.5 reads
+/// No chunk opens a code fence it does not close (fences as docs/contract.md#chunk-record reads
 /// them for canonical text); a table chunk's text is a table from its header
 /// row (after any leading heading lines).
 fn check_markdown(c: &Chunk, rules: &Rules, at: &At, v: &mut Violations) {
@@ -318,9 +318,9 @@ fn check_heading_path(
     }
 }
 
-/// Below-min chunks only where seed 003 allows them: the last chunk of a
+/// Below-min chunks only where the Russian enterprise specification allows them: the last chunk of a
 /// section (or of the document), a lone table/list/code/quote, or a chunk
-/// cut short by a boundary SPEC 3.3 makes mandatory (the next chunk is a
+/// cut short by a boundary docs/contract.md#blocks-and-boundaries makes mandatory (the next chunk is a
 /// table, list or code; the chunk ends with a list, whose exit starts a new
 /// chunk; a thematic break lies between them).
 fn check_min(

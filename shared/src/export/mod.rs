@@ -87,8 +87,8 @@ pub struct ChunkFile<'a> {
     pub object: Seed002Chunk<'a>,
 }
 
-/// Seed 002's chunk object, in its field order.
-#[allow(missing_docs)] // the fields are seed 002's, documented there
+/// The per-chunk file format's chunk object, in its field order.
+#[allow(missing_docs)] // the fields are the per-chunk file format's, documented there
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Seed002Chunk<'a> {
@@ -123,7 +123,7 @@ impl DocumentParts {
     }
 }
 
-/// Seed 002 `sourcePosition`: the chunk's own span in the original file,
+/// The per-chunk file format `sourcePosition`: the chunk's own span in the original file,
 /// UTF-16 code units.
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -134,7 +134,7 @@ pub struct SourcePosition {
     pub total_chars: usize,
 }
 
-/// Seed 002 `tokenStats`.
+/// The per-chunk file format `tokenStats`.
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -145,7 +145,7 @@ pub struct TokenStats {
     pub estimated_tokens: usize,
 }
 
-/// Seed 002 `metadata`.
+/// The per-chunk file format `metadata`.
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -157,7 +157,7 @@ pub struct FileMetadata<'a> {
     pub pipeline: Pipeline<'a>,
 }
 
-/// Seed 002 `metadata.pipeline`.
+/// The per-chunk file format `metadata.pipeline`.
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -168,7 +168,7 @@ pub struct Pipeline<'a> {
     pub processing_time_ms: Option<u64>,
 }
 
-/// Seed 002's optional `source`: 1-based lines of the original file.
+/// The per-chunk file format's optional `source`: 1-based lines of the original file.
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -178,7 +178,7 @@ pub struct SourceLines<'a> {
     pub end_line: usize,
 }
 
-/// The chunk record's own fields that seed 002 has no name for.
+/// The chunk record's own fields that the per-chunk file format has no name for.
 #[allow(missing_docs)] // the JSONL record's fields, documented on `Chunk`
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OwnFields<'a> {
@@ -232,7 +232,7 @@ fn file_id(parent_id: &str, folder: Option<&str>, n: u32) -> String {
     }
 }
 
-/// The per-document parts of seed 002's objects for `doc`, chunked from
+/// The per-document parts of the per-chunk file format's objects for `doc`, chunked from
 /// `original` (the file's bytes as text) with `meta` under `profile`:
 /// positions in the original, heading depths and slugs, node types.
 pub fn document_parts(

@@ -1,4 +1,4 @@
-//! The canonical form of a chunk's text (SPEC 3.5), hashed into chunk ids
+//! The canonical form of a chunk's text (docs/contract.md#ids), hashed into chunk ids
 //! and content hashes.
 
 use crate::normalize::{is_ascii_space, lines, needs_collapse, space_len, utf8_len};

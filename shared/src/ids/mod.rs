@@ -1,4 +1,4 @@
-//! Canonical chunk text and the stable id formulas (SPEC 3.5).
+//! Canonical chunk text and the stable id formulas (docs/contract.md#ids).
 
 mod canonical;
 
@@ -45,7 +45,7 @@ pub struct IdInput<'a> {
     pub source_version_id: &'a str,
     /// Ordinal.
     pub ordinal: u32,
-    /// The chunk's canonical text ([`canonical_text`]), used by seed 000.
+    /// The chunk's canonical text ([`canonical_text`]), used by Chunking Specification v1.
     pub canonical_text: &'a str,
     /// First block index.
     pub block_start_idx: u32,
@@ -61,7 +61,7 @@ pub struct IdInput<'a> {
     pub primary: Granularity,
 }
 
-/// The stable chunk id under `formula` (SPEC 3.5). A chunk of a granularity
+/// The stable chunk id under `formula` (docs/contract.md#ids). A chunk of a granularity
 /// other than the profile's primary one appends `|granularity`.
 pub fn chunk_id(formula: IdFormula, input: &IdInput<'_>) -> String {
     // The digest's input is written part by part, without formatting it

@@ -1,6 +1,6 @@
 //! Classification of link targets: which URLs are Confluence pages, spaces,
 //! attachments or tiny links, Jira issues, anchors, relative or external
-//! (SPEC 3.7). Hosts are known from configuration and the document's own
+//! (docs/contract.md#links). Hosts are known from configuration and the document's own
 //! `source_url`, never guessed from names.
 
 use url::Url;

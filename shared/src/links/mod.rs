@@ -1,4 +1,4 @@
-//! Link extraction and classification (SPEC 3.7, seed 000 §9).
+//! Link extraction and classification (docs/contract.md#links, Chunking Specification v1 §9).
 //!
 //! Links are read from the parsed Markdown (pulldown-cmark events), not with
 //! regexes over raw text: inline, reference and autolinks, bare `http(s)://`

@@ -1,4 +1,4 @@
-//! Heading anchors (seed 002 `headerSlugs` / `sectionSlug`).
+//! Heading anchors (the per-chunk file format `headerSlugs` / `sectionSlug`).
 //!
 //! Slugs are computed as GitHub computes heading anchors, from the heading's
 //! plain text ([`Block::heading_text`]): lowercase; every character that is

@@ -1,4 +1,4 @@
-//! Markdown blocks with exact byte offsets (SPEC 3.3).
+//! Markdown blocks with exact byte offsets (docs/contract.md#blocks-and-boundaries).
 //!
 //! [`parse_blocks`] turns a normalized document into its top-level blocks,
 //! in order, each with the byte range it covers (trailing whitespace trimmed).

@@ -1,4 +1,4 @@
-//! Normalization (SPEC 3.2): the text every offset refers to.
+//! Normalization (docs/contract.md#normalization): the text every offset refers to.
 //!
 //! 1. Decode UTF-8; a failure is [`ChunkError::InvalidUtf8`] with the byte
 //!    offset of the first bad sequence. A leading byte-order mark is dropped.

@@ -1,4 +1,4 @@
-//! Multi-granularity profiles (issue 10, seed 001 "Multi-Granularity
+//! Multi-granularity profiles (issue 10, the Chunking System specification "Multi-Granularity
 //! Pipeline"): besides its primary strategy, a profile may name auxiliary
 //! strategies, each producing chunks of its own granularity from the same
 //! analysed document.

@@ -41,7 +41,7 @@ pub struct Profile {
     pub origin: ProfileOrigin,
     /// The strategy is marked experimental in the registry.
     pub experimental: bool,
-    /// `deprecated = true` (seed 001): still usable, but users are told,
+    /// `deprecated = true` (the Chunking System specification): still usable, but users are told,
     /// and pointed at `replacement` when one is named.
     pub deprecation: Option<Deprecation>,
     /// Auxiliary granularities (`[[auxiliary]]`), run beside the primary

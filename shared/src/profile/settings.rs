@@ -12,7 +12,7 @@ use crate::profile::window::EmbedderWindow;
 use crate::strategy::limits::{Limits, Rules};
 use crate::tokens::TokenizerKind;
 
-/// Which stable-id formula a profile uses (SPEC 3.5).
+/// Which stable-id formula a profile uses (docs/contract.md#ids).
 ///
 /// Profile files name it `text` or `span`; the names the formulas had first,
 /// `seed000` and `seed003`, still load. Only the variant reaches the hash
@@ -20,10 +20,11 @@ use crate::tokens::TokenizerKind;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IdFormula {
-    /// `sha256(tenant|document|version|ordinal|canonical_text)`: the
-    /// chunk's text and place in the version.
+    /// Chunking Specification v1: `sha256(tenant|document|version|ordinal|canonical_text)`:
+    /// the chunk's text and its place in the version.
     #[serde(alias = "seed000")]
     Text,
+    /// The Russian enterprise specification:
     /// `sha256(document:block_start:block_end:char_start:char_end)`: the
     /// chunk's span in the document.
     #[serde(alias = "seed003")]
@@ -40,7 +41,7 @@ impl IdFormula {
     }
 }
 
-/// When `embed_text` gets a breadcrumb prefix (seed 002 `breadcrumbMode`).
+/// When `embed_text` gets a breadcrumb prefix (the per-chunk file format `breadcrumbMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BreadcrumbMode {

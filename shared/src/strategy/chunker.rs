@@ -24,7 +24,7 @@ pub trait Strategy: Send + Sync + std::fmt::Debug {
     fn version(&self) -> &'static str;
     /// One line for listings.
     fn summary(&self) -> &'static str;
-    /// Experimental strategies (seed 001) are usable only when the caller
+    /// Experimental strategies (the Chunking System specification) are usable only when the caller
     /// enables them (`experimental.enabled = true`, CLI `--experimental`).
     fn experimental(&self) -> bool {
         false
@@ -86,7 +86,7 @@ pub trait Chunker: Send + Sync + std::fmt::Debug {
     fn needs_embedder(&self) -> bool {
         false
     }
-    /// Whether the profile demands a GPU embedder (seed 001
+    /// Whether the profile demands a GPU embedder (the Chunking System specification
     /// `gpu_semantic_checks`): the engine refuses to build without one.
     fn gpu_required(&self) -> bool {
         false

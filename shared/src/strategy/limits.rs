@@ -17,7 +17,7 @@ pub struct Limits {
 /// What a chunk's prefix may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PrefixRule {
-    /// SPEC 3.5 by chunk type: lists and quotes none, prose only the text
+    /// docs/contract.md#chunk-record by chunk type: lists and quotes none, prose only the text
     /// right before the own span, a table its header rows, code a re-opened
     /// fence; a suffix only closes a fence.
     Typed,
@@ -29,7 +29,7 @@ pub enum PrefixRule {
 }
 
 /// The validation rules a strategy declares on top of the universal ones
-/// (SPEC 3.6 / 3.8). The universal ones always apply: hard max, no empty
+/// (docs/contract.md#validation and #strategies). The universal ones always apply: hard max, no empty
 /// chunk, contiguous ordinals, `chunk_text == prefix + own span + suffix`,
 /// own spans increasing, nothing lost outside front matter and thematic
 /// breaks, ids recomputed equal.
@@ -43,7 +43,7 @@ pub struct Rules {
     pub table_header: bool,
     /// A chunk under a heading has a headings path.
     pub headings_path: bool,
-    /// Seed 003's minimum: below-min chunks only where a boundary forces them.
+    /// The Russian enterprise specification's minimum: below-min chunks only where a boundary forces them.
     pub min_tokens: Option<usize>,
     /// Heading lines may be left out of every own span (`strip_headers`):
     /// they travel as metadata instead.

@@ -10,9 +10,9 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::ops::RangeInclusive;
 
-/// Seed 001's valid range of a chunk's target size, in tokens.
+/// The Chunking System specification's valid range of a chunk's target size, in tokens.
 pub const TARGET_TOKENS: RangeInclusive<usize> = 100..=4096;
-/// Seed 001's valid range of the overlap as a share of the target.
+/// The Chunking System specification's valid range of the overlap as a share of the target.
 pub const OVERLAP_RATIO: RangeInclusive<f64> = 0.0..=0.5;
 /// The largest hard maximum any profile may ask for.
 pub const MAX_HARD_MAX: usize = 8192;

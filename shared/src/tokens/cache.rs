@@ -405,7 +405,7 @@ impl PackedTable {
     ///
     /// Why the slot is passed in: building the table of whole tokens
     /// (about 100,000 entries, 4 MiB) probed every key twice, and that
-    /// build was a quarter of the CLI's start-up (BENCHMARKS.md, issue 18,
+    /// build was a quarter of the CLI's start-up (docs/benchmarks-log.md, issue 18,
     /// 2026-12-02 fourth session).
     ///
     /// [`find`]: Self::find

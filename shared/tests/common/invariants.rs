@@ -1,4 +1,4 @@
-//! The independent reading of the SPEC 3.5 / 3.6 contract: every invariant
+//! The independent reading of the docs/contract.md#chunk-record and #validation contract: every invariant
 //! re-derived from the chunk records and the normalized document alone (see
 //! the module documentation of `common`).
 
@@ -160,7 +160,7 @@ pub fn check_group(
             c.byte_end,
             c.chunk_type.as_str()
         );
-        // Ordinals run 0..n-1 within each granularity (SPEC 3.8).
+        // Ordinals run 0..n-1 within each granularity (docs/contract.md#strategies).
         let expected = chunks[..i]
             .iter()
             .filter(|p| p.granularity == c.granularity)
@@ -234,7 +234,7 @@ pub fn check_group(
         let want_id = expected_id_under(c, profile, primary);
         if want_id != c.chunk_id {
             v.push(format!(
-                "{at}: chunk_id {} but the SPEC 3.5 formula gives {want_id}",
+                "{at}: chunk_id {} but the docs/contract.md#ids formula gives {want_id}",
                 short(&c.chunk_id)
             ));
         }
@@ -429,7 +429,7 @@ pub fn head(s: &str, n: usize) -> &str {
     s.char_indices().nth(n).map_or(s, |(i, _)| &s[..i])
 }
 
-/// The prefix rules of SPEC 3.5 by chunk type.
+/// The prefix rules of docs/contract.md#chunk-record by chunk type.
 pub fn check_prefix(
     normalized: &str,
     c: &Chunk,

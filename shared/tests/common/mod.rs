@@ -1,6 +1,6 @@
 //! Shared helpers of the golden, property and corpus tests.
 //!
-//! [`invariant_violations`] re-derives every SPEC 3.5 / 3.6 invariant from
+//! [`invariant_violations`] re-derives every docs/contract.md#chunk-record and #validation invariant from
 //! the chunk records and the normalized document alone. It deliberately does
 //! not call `shared::chunk::validate` (which `Engine::chunk` already runs):
 //! the point is a second, independent reading of the contract. Token counts
@@ -158,7 +158,7 @@ pub enum Level {
     /// Everything but the heading-path rule, whose simple line reading of
     /// ATX headings odd HTML can fool (arbitrary strings).
     Basic,
-    /// The universal rules every strategy keeps (SPEC 3.8): no structural
+    /// The universal rules every strategy keeps (docs/contract.md#strategies): no structural
     /// rules (fences closed, typed prefixes, table headers, heading paths);
     /// a prefix is only the text right before the own span.
     Universal,

@@ -14,7 +14,7 @@ pub fn is_closing_fence_suffix(suffix: &str) -> bool {
     indent <= 3 && t.len() >= 3 && (t.bytes().all(|b| b == b'`') || t.bytes().all(|b| b == b'~'))
 }
 
-/// The fence a line opens (char, length), by the SPEC 3.5 line rule.
+/// The fence a line opens (char, length), by the docs/contract.md#chunk-record line rule.
 pub fn fence_open(line: &str) -> Option<(char, usize)> {
     let t = line.trim_start_matches(' ');
     if line.len() - t.len() > 3 {
@@ -151,7 +151,7 @@ pub fn check_table_start(text: &str, at: &str, v: &mut Vec<String>) {
     }
 }
 
-/// The SPEC 3.5 canonical chunk text, written from the SPEC prose.
+/// The docs/contract.md#ids canonical chunk text, written from the contract's prose.
 pub fn canonical_text(text: &str) -> String {
     let mut pieces: Vec<String> = Vec::new();
     let mut prose: Vec<&str> = Vec::new();
@@ -197,7 +197,7 @@ pub fn sha256_hex(s: &str) -> String {
     hex::encode(Sha256::digest(s.as_bytes()))
 }
 
-/// The chunk id SPEC 3.5 prescribes for `c` under `profile`.
+/// The chunk id docs/contract.md#ids prescribes for `c` under `profile`.
 pub fn expected_id(c: &Chunk, profile: &Profile) -> String {
     expected_id_under(c, profile, profile.granularity)
 }

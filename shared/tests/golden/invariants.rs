@@ -17,7 +17,7 @@ fn ids_are_stable_across_runs_and_depend_on_the_version() {
         let ids_a: Vec<&str> = a.chunks.iter().map(|c| c.chunk_id.as_str()).collect();
         let ids_b: Vec<&str> = b.chunks.iter().map(|c| c.chunk_id.as_str()).collect();
         match p {
-            // Seed 000 hashes the version; seed 003 only document + offsets.
+            // Chunking Specification v1 hashes the version; the Russian enterprise specification only document + offsets.
             "spec-v1" => assert!(ids_a.iter().zip(&ids_b).all(|(x, y)| x != y)),
             _ => assert_eq!(ids_a, ids_b),
         }

@@ -4,7 +4,7 @@
 //! `tests/golden/<stem>.<profile>.txt`.
 //!
 //! `UPDATE_GOLDEN=1 cargo test -p shared --test golden` rewrites the
-//! snapshots; review the diff like code. The mandatory documents of seed 003
+//! snapshots; review the diff like code. The mandatory documents of the Russian enterprise specification
 //! §11 (fixtures 01-07) also get targeted assertions on chunk counts, types,
 //! limits and id stability.
 

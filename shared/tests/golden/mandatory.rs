@@ -1,4 +1,4 @@
-//! The seven mandatory documents of seed 003 §11 (fixtures 01-07).
+//! The seven mandatory documents of the Russian enterprise specification §11 (fixtures 01-07).
 
 use std::collections::BTreeMap;
 

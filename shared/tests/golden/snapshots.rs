@@ -12,7 +12,7 @@ use crate::{check_invariants, chunk_fixture, stem, FIXTURES, GOLDEN_PROFILES};
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
 /// The granularity-aware strategies (issue 10) on the fixtures that show
 /// their behaviour: table modes, atomic sections, windows around tables.
-/// HTML pages (issue 10, seed 004): converted, then chunked (`html/` under
+/// HTML pages (issue 10, the LangChain-style factory specification): converted, then chunked (`html/` under
 /// the fixtures; the snapshot also names what the conversion left out).
 const HTML_SNAPSHOTS: [(&str, &str); 4] = [
     ("html/01-article", "spec-v1"),

@@ -71,7 +71,7 @@ fn engine_bug_token_windows_leave_stub_chunks() {
     }
 }
 
-/// SPEC 3.4: "a sentence still over the hard max is split into token windows
+/// docs/contract.md#size-policy: "a sentence still over the hard max is split into token windows
 /// with 15% overlap". The windows of a long unpunctuated paragraph are
 /// filled to the hard max and so never get any overlap.
 #[test]
@@ -140,7 +140,7 @@ fn engine_bug_heading_plus_overlong_code_line_exceeds_hard_max() {
 /// as a YAML metadata block; the engine drops every `FrontMatter` block from
 /// packing and exempts it from the nothing-lost check, so text in the middle
 /// of a document is silently lost (CommonMark reads it as a thematic break
-/// plus a setext heading). SPEC 3.3 / 3.6 exempt only front matter at the
+/// plus a setext heading). docs/contract.md#blocks-and-boundaries and #validation exempt only front matter at the
 /// very start.
 #[test]
 fn engine_bug_yaml_like_block_mid_document_is_lost() {
@@ -184,7 +184,7 @@ fn engine_bug_huge_setext_heading_fails_validation() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
-/// SPEC 3.3: a thematic break is "a boundary, never content", and a new
+/// docs/contract.md#blocks-and-boundaries: a thematic break is "a boundary, never content", and a new
 /// chunk starts at it. The overlap of the chunk after the break still copies
 /// the text before it, `---` line included, so the break becomes chunk
 /// content and the two sides are glued together again. (Seen in the corpus:

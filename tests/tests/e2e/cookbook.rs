@@ -1,7 +1,7 @@
-//! The README's SQL cookbook, run against a database the worker filled: the
-//! queries are parsed out of README.md (the `## SQL cookbook` section) so the
-//! README and this test cannot drift, and each runs as the read-only
-//! `chunk_worker_analyst` role and gives the answer the README promises.
+//! The SQL cookbook of docs/sql.md, run against a database the worker filled:
+//! the queries are parsed out of docs/sql.md (the `## SQL cookbook` section)
+//! so the guide and this test cannot drift, and each runs as the read-only
+//! `chunk_worker_analyst` role and gives the answer the guide promises.
 
 use sqlx::postgres::PgRow;
 use sqlx::Row;

@@ -1,4 +1,4 @@
-//! An HTML page through the queue (issue 10, seed 004): a message with
+//! An HTML page through the queue (issue 10, the LangChain-style factory specification): a message with
 //! `source_type = "html"`, or a `markdown_uri` ending in `.html`, is
 //! converted to Markdown, which is the stored normalized document and what
 //! the offsets refer to; its links (not the navigation's) feed `document_links`; the page's

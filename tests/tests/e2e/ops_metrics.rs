@@ -1,4 +1,4 @@
-//! `/metrics` exposes seed 001's series and the outbox/failure gauges, and
+//! `/metrics` exposes the Chunking System specification's series and the outbox/failure gauges, and
 //! their values move as documents flow.
 
 use lapin::types::{AMQPValue, FieldTable};

@@ -1,6 +1,6 @@
 //! Row-level security (issue 15 item 1), proved with real login roles on a
 //! database the worker filled: an analyst granted tenant A sees every row of
-//! A and none of B in every table and view, through the README's cookbook
+//! A and none of B in every table and view, through the cookbook of docs/sql.md
 //! queries too, whatever role they SET or setting they change; a group grant
 //! reaches its members; rows without a tenant and the replay log are for
 //! operators; the worker (a member of chunk_worker_service) writes as before.

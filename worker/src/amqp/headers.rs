@@ -1,9 +1,9 @@
 //! Reading and writing AMQP header values, the names of the headers the
-//! worker and the `dlq` commands write (SPEC 2.3), and headers as JSON.
+//! worker and the `dlq` commands write (docs/contract.md#failures), and headers as JSON.
 
 use lapin::types::{AMQPValue, FieldTable, LongString, ShortString};
 
-/// The SPEC 2.3 error code of a dead letter.
+/// The error code (docs/contract.md#error-codes) of a dead letter.
 pub const ERROR_CODE: &str = "x-error-code";
 /// What was wrong and where.
 pub const ERROR_DETAIL: &str = "x-error-detail";

@@ -1,5 +1,5 @@
 //! RabbitMQ plumbing: connections to the configured nodes with failover
-//! ([`nodes`]), the SPEC 2.4 topology, a confirming publisher and the
+//! ([`nodes`]), the docs/contract.md#topology topology, a confirming publisher and the
 //! consumer supervisor.
 
 pub mod headers;

@@ -5,7 +5,7 @@ use axum::http::HeaderMap;
 
 /// `X-API-Version` of every response.
 pub const API_VERSION: &str = "1.0";
-/// Seed 001's media type, echoed as the response type when asked for.
+/// The Chunking System specification's media type, echoed as the response type when asked for.
 pub const MEDIA_TYPE: &str = "application/vnd.medkg.chunk.v1+json";
 
 /// `X-Correlation-ID` when sent (printable, at most 128 bytes), else a new one.

@@ -1,4 +1,4 @@
-//! The synchronous chunking API (issue 14, seed 001): `POST /v1/chunk`
+//! The synchronous chunking API (issue 14, the Chunking System specification): `POST /v1/chunk`
 //! chunks one document with the same engine, the same profiles and the same
 //! ids as the queue worker and the CLI, and stores nothing; `GET
 //! /v1/profiles` lists the profiles. Every request is authenticated
@@ -93,7 +93,7 @@ async fn disabled(request: Request) -> Response {
     problem.into_response()
 }
 
-/// The response type: seed 001's media type when the caller accepts it.
+/// The response type: the Chunking System specification's media type when the caller accepts it.
 fn response_type(headers: &HeaderMap) -> &'static str {
     let accept = headers
         .get(header::ACCEPT)

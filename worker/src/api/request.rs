@@ -389,7 +389,7 @@ pub async fn run(
             profile,
             ..
         } = parsed;
-        // An HTML page becomes Markdown here, off the runtime (seed 004):
+        // An HTML page becomes Markdown here, off the runtime (the LangChain-style factory specification):
         // the document the offsets refer to; what it left out is answered.
         let (markdown, left_out) = if is_html {
             let page = shared::html::to_markdown(&input)?;

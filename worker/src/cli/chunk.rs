@@ -1,5 +1,5 @@
 //! The arguments of `chunk-worker chunk`: the options, the output format,
-//! seed 002's naming and breadcrumb modes, and the id parsers they use.
+//! the per-chunk file format's naming and breadcrumb modes, and the id parsers they use.
 
 use std::path::PathBuf;
 
@@ -32,9 +32,9 @@ Examples:
   chunk-worker chunk --profile-file mine.toml --metadata page.json page.md
   chunk-worker chunk --format files --out site/ --breadcrumb-mode always docs/
 
---format files writes seed 002's per-chunk files instead of JSONL:
+--format files writes per-chunk JSON files instead of JSONL:
 DIR/chunks/{content-type}_{docName}__ch{N}.json, docName the file name without
-its extension (hyphens kept), N from 0. Each object has seed 002's fields
+its extension (hyphens kept), N from 0. Each object has the per-chunk file format's fields
 (id, parentId, chunkNumber, contentType, embedText, originalText, fileTitle,
 sectionTitle, headerPath, headerBreadcrumb, headerDepths, headerSlugs
 (GitHub anchors), sectionSlug, sourcePosition (the chunk's own span in the
@@ -84,7 +84,7 @@ pub struct ChunkArgs {
     #[arg(long, value_name = "T")]
     pub title: Option<String>,
 
-    /// What to write: JSONL records on stdout, or seed 002's per-chunk JSON
+    /// What to write: JSONL records on stdout, or per-chunk JSON
     /// files under --out.
     #[arg(long, value_enum, default_value_t = ChunkFormat::Jsonl)]
     pub format: ChunkFormat,
@@ -94,20 +94,20 @@ pub struct ChunkArgs {
     #[arg(long, value_name = "DIR", required_if_eq("format", "files"))]
     pub out: Option<PathBuf>,
 
-    /// Seed 002 `contentType` of `--format files` (`doc`, `post`, ...):
+    /// The per-chunk file format `contentType` of `--format files` (`doc`, `post`, ...):
     /// the first part of every id and file name.
     #[arg(long, value_name = "TYPE", default_value = "doc", value_parser = parse_content_type)]
     pub content_type: String,
 
     /// How `--format files` names a document: `stem`, the file name without
-    /// its extension (seed 002); `path`, its path below the directory
+    /// its extension (the per-chunk file format); `path`, its path below the directory
     /// argument without the extension, folders joined with `.`
     /// (`keps/README.md` -> `keps.README`), for trees with many README.md.
     #[arg(long, value_enum, value_name = "HOW", default_value_t = DocNameArg::Stem)]
     pub doc_name: DocNameArg,
 
     /// When `embed_text` (`embedText`) starts with a breadcrumb, instead of
-    /// the profile's mode (seed 002 `breadcrumbMode`).
+    /// the profile's mode (the per-chunk file format `breadcrumbMode`).
     #[arg(long, value_enum, value_name = "MODE")]
     pub breadcrumb_mode: Option<BreadcrumbArg>,
 
@@ -132,20 +132,20 @@ pub struct ChunkArgs {
 pub enum ChunkFormat {
     /// One JSON record per chunk on stdout.
     Jsonl,
-    /// Seed 002's per-chunk JSON files under --out.
+    /// per-chunk JSON files under --out.
     Files,
 }
 
 /// How `--format files` derives a document's `docName`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum DocNameArg {
-    /// The file name without its extension (seed 002).
+    /// The file name without its extension (the per-chunk file format).
     Stem,
     /// The path below the directory argument, folders joined with `.`.
     Path,
 }
 
-/// A chunk granularity on the command line (seed 001).
+/// A chunk granularity on the command line (the Chunking System specification).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum GranularityArg {
     /// The head of the document.
@@ -174,7 +174,7 @@ impl GranularityArg {
     }
 }
 
-/// Seed 002 `breadcrumbMode` on the command line.
+/// The per-chunk file format `breadcrumbMode` on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum BreadcrumbArg {
     /// Full breadcrumb for section starts, tables/code/lists and short
@@ -212,7 +212,7 @@ fn parse_content_type(s: &str) -> Result<String, String> {
     }
 }
 
-/// SPEC 2.1: `^[a-z0-9-]{3,64}$`.
+/// docs/contract.md#input-message: `^[a-z0-9-]{3,64}$`.
 fn parse_tenant(value: &str) -> Result<String, String> {
     let shape_ok = (3..=64).contains(&value.len())
         && value
@@ -225,12 +225,12 @@ fn parse_tenant(value: &str) -> Result<String, String> {
     }
 }
 
-/// SPEC 2.1: opaque, 1..256 characters, no control characters.
+/// docs/contract.md#input-message: opaque, 1..256 characters, no control characters.
 fn parse_document_id(value: &str) -> Result<String, String> {
     parse_opaque_id(value, 256)
 }
 
-/// SPEC 2.1: opaque, 1..128 characters.
+/// docs/contract.md#input-message: opaque, 1..128 characters.
 fn parse_source_version(value: &str) -> Result<String, String> {
     parse_opaque_id(value, 128)
 }

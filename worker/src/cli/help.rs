@@ -5,7 +5,7 @@ pub(super) const EXIT_STATUS_HELP: &str = "\
 Exit status:
   0  every input file was processed
   1  at least one file failed: stderr has one line per failed file,
-     `CHUNKING_FAILED <CODE>: <path>: <what and where>` (codes as in SPEC 2.3,
+     `CHUNKING_FAILED <CODE>: <path>: <what and where>` (codes as in docs/contract.md#error-codes,
      e.g. INVALID_UTF8, SOURCE_UNAVAILABLE); the other files are still
      processed. Also used for internal errors.
   2  usage error: bad flags, unknown profile, --document-id/--source-version/
@@ -24,7 +24,7 @@ Examples:
 pub(super) const NORMALIZE_HELP: &str = "\
 The normalized document is the text every chunk offset (char_start/char_end,
 byte_start/byte_end) refers to: UTF-8, `\\n` line endings, runs of spaces
-collapsed outside code and tables (SPEC 3.2). It is written byte for byte.
+collapsed outside code and tables (docs/contract.md#normalization). It is written byte for byte.
 
 Examples:
   chunk-worker normalize notes.md > notes.normalized.md
@@ -35,7 +35,7 @@ The worker runs in-process (topology prefix `bench.` unless
 CHUNK_WORKER__TOPOLOGY__PREFIX sets one) on the configured database; every
 document gets a fresh id (tenant `bench`), so each is real work. Latency is
 measured from the publish confirm to the matching chunking.completed event,
-overall and by document size (< 10K and < 100K tokens, seed 001's SLOs).
+overall and by document size (< 10K and < 100K tokens, the Chunking System specification's SLOs).
 
 Examples:
   chunk-worker bench --median --docs 3000          # sustained throughput

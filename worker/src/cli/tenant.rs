@@ -8,7 +8,7 @@ Analysts read the chunk tables through row-level security: a role sees the
 rows of the tenants granted to it (or to a role it belongs to), nothing of
 other tenants, whatever query it writes, role it SETs or setting it changes.
 Rows without a tenant and the replay log are for operators
-(GRANT chunk_worker_operator TO bob;). See README \"Operations\".
+(GRANT chunk_worker_operator TO bob;). See docs/security.md.
 
 Settings are those of `chunk-worker run`: database.url, whose role needs
 CREATEROLE to create a missing role (or superuser).

@@ -1,4 +1,4 @@
-//! A permanent failure of one message: the SPEC 2.3 code and what was
+//! A permanent failure of one message: the error code (docs/contract.md#error-codes) and what was
 //! wrong, where. Below the handler and the source reader, which both make
 //! them.
 
@@ -7,7 +7,7 @@ use shared::ErrorCode;
 /// A permanent failure: the code and what was wrong, where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
-    /// SPEC 2.3 code.
+    /// error code (docs/contract.md#error-codes).
     pub code: ErrorCode,
     /// Detail for `x-error-detail`, `chunking_failures.error_detail`, the
     /// `chunking.failed` event and the log: scrubbed when made.

@@ -151,7 +151,7 @@ pub async fn handle(
     }
     if let Err(e) = std::str::from_utf8(body) {
         // JSON must be UTF-8; a body that is a valid message once its bad
-        // bytes are replaced carries non-UTF-8 markdown (seed 000 §2.2).
+        // bytes are replaced carries non-UTF-8 markdown (Chunking Specification v1 §2.2).
         let lossy = String::from_utf8_lossy(body);
         if NormalizeMarkdownCompleted::parse(lossy.as_bytes()).is_ok_and(|m| m.markdown.is_some()) {
             return Err(Failure::new(
@@ -375,7 +375,7 @@ struct Source {
 /// Chunks and extracts the links (classified with `links` and the
 /// document's `source_url`) on the blocking pool, never on a runtime thread;
 /// a panic in the engine is caught and becomes `INTERNAL`. An HTML page
-/// becomes Markdown there first (seed 004): that Markdown is the stored,
+/// becomes Markdown there first (the LangChain-style factory specification): that Markdown is the stored,
 /// normalized document, its `<title>` the title when the metadata has none,
 /// and what it left out is logged by kind and count, never its text.
 async fn chunk_off_runtime(

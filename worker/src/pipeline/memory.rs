@@ -14,7 +14,7 @@
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 /// Bytes a message in flight holds per byte of its document, at most
-/// (about 9x; BENCHMARKS.md, issue 18).
+/// (about 9x; docs/benchmarks-log.md, issue 18).
 pub const HELD_PER_BYTE: u64 = 9;
 
 /// The budget's unit: KiB, so that a budget of terabytes still counts in

@@ -12,7 +12,7 @@ use super::versions::{EVENTS_EXCHANGE, EVENT_NAMESPACE};
 /// One permanent failure of one message.
 #[derive(Debug, Clone)]
 pub struct FailureRecord {
-    /// SPEC 2.3 code.
+    /// error code (docs/contract.md#error-codes).
     pub code: ErrorCode,
     /// What was wrong and where.
     pub detail: String,

@@ -8,7 +8,7 @@ use sqlx::{PgPool, Row};
 
 use super::quote_ident;
 
-/// The tenant id format of SPEC 2.1.
+/// The tenant id format of docs/contract.md#input-message.
 pub fn valid_tenant(tenant: &str) -> bool {
     (3..=64).contains(&tenant.len())
         && tenant

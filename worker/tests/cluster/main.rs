@@ -12,7 +12,7 @@
 //! against and says so. `CLUSTER_DOCS` (300), `CLUSTER_CYCLES` (1: the two
 //! faults once; later cycles alternate SIGKILL and a graceful stop) and
 //! `CLUSTER_RATE` (messages a second, 15) size it. It prints the figures
-//! (BENCHMARKS.md).
+//! (docs/benchmarks-log.md).
 #![allow(clippy::unwrap_used)] // reason: tests fail loudly on purpose
 
 mod support;

@@ -1,4 +1,4 @@
-//! Splitting oversized units (SPEC 3.4): prose at sentences and then token
+//! Splitting oversized units (docs/contract.md#size-policy): prose at sentences and then token
 //! windows, tables between rows with the header repeated, code between lines
 //! with every piece re-fenced, and greedy grouping of the parts.
 //!

@@ -1,4 +1,4 @@
-//! The experimental `c99` strategy (seed 001), profile `c99-v1`:
+//! The experimental `c99` strategy (the Chunking System specification), profile `c99-v1`:
 //! [`crate::segment::c99()`] run on the sentences and blocks of each section
 //! ([`crate::chunk::topic`] units), its boundaries closing chunks once they
 //! hold `min_tokens`; headings are hard stops, runs over the hard max are
@@ -36,7 +36,7 @@ impl Strategy for C99 {
         "c99"
     }
 
-    /// 1.1.0: `conditional` breadcrumbs follow seed 002 exactly (a chunk
+    /// 1.1.0: `conditional` breadcrumbs follow the per-chunk file format exactly (a chunk
     /// that starts a section gets the full breadcrumb, its own heading
     /// included; "short" is below the minimum plus the overlap, 64 + overlap
     /// for strategies without a minimum).

@@ -1,5 +1,5 @@
 //! The `markdown_headers` strategy: LangChain's `MarkdownHeaderTextSplitter`
-//! followed by the recursive splitter (seed 004 "markdown"), profile
+//! followed by the recursive splitter (the LangChain-style factory specification "markdown"), profile
 //! `markdown-v1`.
 //!
 //! The document is cut into sections at every heading whose level is in
@@ -53,7 +53,7 @@ impl Strategy for MarkdownHeaders {
     }
 
     /// 1.1.0: the breadcrumb title is an H1 before substantial content only.
-    /// 1.2.0: `conditional` breadcrumbs follow seed 002 exactly (a chunk
+    /// 1.2.0: `conditional` breadcrumbs follow the per-chunk file format exactly (a chunk
     /// that starts a section gets the full breadcrumb, its own heading
     /// included; "short" is below the minimum plus the overlap, 64 + overlap
     /// for strategies without a minimum).

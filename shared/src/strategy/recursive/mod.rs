@@ -1,5 +1,5 @@
 //! The `recursive` strategy: LangChain's `RecursiveCharacterTextSplitter`
-//! (`from_tiktoken_encoder`), ported to byte ranges (seed 004, profile
+//! (`from_tiktoken_encoder`), ported to byte ranges (the LangChain-style factory specification, profile
 //! `recursive-v1`).
 //!
 //! The text after front matter is split at the first separator (of
@@ -61,7 +61,7 @@ impl Strategy for Recursive {
         "recursive"
     }
 
-    /// 1.1.0: `conditional` breadcrumbs follow seed 002 exactly (a chunk
+    /// 1.1.0: `conditional` breadcrumbs follow the per-chunk file format exactly (a chunk
     /// that starts a section gets the full breadcrumb, its own heading
     /// included; "short" is below the minimum plus the overlap, 64 + overlap
     /// for strategies without a minimum).

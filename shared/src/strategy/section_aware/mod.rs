@@ -1,4 +1,4 @@
-//! The `section_aware` strategy (seed 001 "SectionAwareChunker"): cuts at
+//! The `section_aware` strategy (the Chunking System specification "SectionAwareChunker"): cuts at
 //! every section of a configured top level, keeps chosen sections whole;
 //! profiles `pmc-v1` (IMRaD papers), `ctgov-v1` (clinical trial records,
 //! eligibility criteria atomic), `dailymed-v1` (drug labels, adverse

@@ -1,4 +1,4 @@
-//! The `semantic` strategy (seed 001 `SemanticSplitterChunker`, seed 004
+//! The `semantic` strategy (the Chunking System specification `SemanticSplitterChunker`, the LangChain-style factory specification
 //! LangChain `SemanticChunker`), profile `semantic-v1`.
 //!
 //! Every unit of the document (sentences, whole tables, code blocks and
@@ -7,7 +7,7 @@
 //! is the cosine between the mean vectors of the `window` units before and
 //! after it, within its section. A gap is a boundary candidate where the
 //! coherence is a local minimum and
-//! - `breakpoint = "threshold"`: below `tau_coh` (seed 001), or
+//! - `breakpoint = "threshold"`: below `tau_coh` (the Chunking System specification), or
 //! - `breakpoint = "percentile"`: its distance (1 - coherence) is above the
 //!   document's `percentile`-th distance (LangChain's default breakpoint).
 //!
@@ -18,7 +18,7 @@
 //! rounded to 1e-4 and the embedder's vectors depend on their text only, so
 //! the same input gives the same bytes whatever the batch or thread count.
 //!
-//! `gpu_required = true` (seed 001 `gpu_semantic_checks`) makes the engine
+//! `gpu_required = true` (the Chunking System specification `gpu_semantic_checks`) makes the engine
 //! refuse to build unless its embedder runs on a GPU.
 
 use std::collections::HashMap;
@@ -117,7 +117,7 @@ impl Strategy for Semantic {
         "semantic"
     }
 
-    /// 1.1.0: `conditional` breadcrumbs follow seed 002 exactly (a chunk
+    /// 1.1.0: `conditional` breadcrumbs follow the per-chunk file format exactly (a chunk
     /// that starts a section gets the full breadcrumb, its own heading
     /// included; "short" is below the minimum plus the overlap, 64 + overlap
     /// for strategies without a minimum).

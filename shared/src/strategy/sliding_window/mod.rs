@@ -1,4 +1,4 @@
-//! The `sliding_window` strategy (seed 001 "SlidingWindowChunker"): token
+//! The `sliding_window` strategy (the Chunking System specification "SlidingWindowChunker"): token
 //! windows with overlap, a robust fallback for documents without structure
 //! or with noisy OCR; profile `window-v1`.
 //!

@@ -1,10 +1,10 @@
 //! The structural strategy (profiles spec-v1, enterprise-v1, docs-v1):
-//! heading-aware packing of Markdown blocks under token budgets (SPEC 3.3,
+//! heading-aware packing of Markdown blocks under token budgets (docs/contract.md#blocks-and-boundaries,
 //! 3.4). It is the reference the other strategies are measured against.
 //!
 //! - `pack.rs`: blocks to planned pieces (headings travel with content,
 //!   tables and code alone, short lists merge, prose packs to the soft max);
-//! - `overlap.rs`: SPEC 3.4 overlap between prose pieces of one section;
+//! - `overlap.rs`: docs/contract.md#size-policy overlap between prose pieces of one section;
 //! - splitting of oversized units and record building come from the toolkit
 //!   ([`crate::chunk`]).
 
@@ -74,7 +74,7 @@ fn fence_reserve(text: &str, counter: &dyn TokenCounter) -> usize {
     reserve
 }
 
-/// Heading-aware packing of Markdown blocks under token budgets (SPEC 3.3-3.5).
+/// Heading-aware packing of Markdown blocks under token budgets (docs/contract.md#blocks-and-boundaries, #size-policy and #chunk-record).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Structural;
 
@@ -92,7 +92,7 @@ impl Strategy for Structural {
     /// (issue 17: a late setext caption had become the title); overlap
     /// copies at most half of the previous chunk; a stub (under 8 tokens)
     /// joins a neighbour.
-    /// 1.3.0: `conditional` breadcrumbs follow seed 002 exactly (a chunk
+    /// 1.3.0: `conditional` breadcrumbs follow the per-chunk file format exactly (a chunk
     /// that starts a section gets the full breadcrumb, its own heading
     /// included; "short" is below the minimum plus the overlap).
     /// Control characters (C0/C1, DEL, bidi controls) are removed during

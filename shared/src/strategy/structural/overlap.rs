@@ -1,4 +1,4 @@
-//! Overlap between neighbouring prose chunks (SPEC 3.4).
+//! Overlap between neighbouring prose chunks (docs/contract.md#size-policy).
 //!
 //! Only a paragraph/mixed chunk that follows a paragraph/mixed chunk of the
 //! same heading path, and does not start with a heading, gets overlap; it is

@@ -1,4 +1,4 @@
-//! Packing: blocks to planned chunks under the profile's budgets (SPEC 3.3, 3.4).
+//! Packing: blocks to planned chunks under the profile's budgets (docs/contract.md#blocks-and-boundaries and #size-policy).
 //!
 //! The algorithm, block by block in document order:
 //! 1. A heading closes the open chunk and waits ("pending") for content: it

@@ -25,12 +25,12 @@ pub struct StructuralParams {
     pub target_tokens: usize,
     /// Packing stops before passing this (equals the hard max when not set).
     pub soft_max_tokens: usize,
-    /// Without a soft max (seed 003), a chunk closes once it reaches the
+    /// Without a soft max (the Russian enterprise specification), a chunk closes once it reaches the
     /// target: blocks are added "until the target is reached".
     pub close_at_target: bool,
     /// No chunk is ever larger.
     pub hard_max_tokens: usize,
-    /// Chunks below this are allowed only where seed 003 allows them.
+    /// Chunks below this are allowed only where the Russian enterprise specification allows them.
     pub min_tokens: usize,
     /// Prose overlap policy.
     pub overlap: Overlap,

@@ -5,7 +5,7 @@
 //! must start with its header row and a code piece is a fenced unit, so
 //! neither takes a stub; split parts (`detail`) stay as they are; and a stub
 //! never crosses a heading (a section keeps its own chunk) or a thematic
-//! break (a boundary by SPEC 3.3).
+//! break (a boundary by docs/contract.md#blocks-and-boundaries).
 
 use crate::chunk::piece::{Piece, Prefix};
 use crate::chunk::record::ChunkType;

@@ -1,4 +1,4 @@
-//! The `table` strategy (seed 001 "TableChunker"): the tables of a document
+//! The `table` strategy (the Chunking System specification "TableChunker"): the tables of a document
 //! in one of three modes, the rest chunked structurally (spec-v1 budgets);
 //! profiles `table-v1` (row groups), `table-rows-v1` and `table-summary-v1`.
 //!

@@ -1,4 +1,4 @@
-//! The `summary` mode's digest of a table (seed 001 TableChunker): columns,
+//! The `summary` mode's digest of a table (the Chunking System specification TableChunker): columns,
 //! row count, per-column value ranges or distinct values, the first rows,
 //! in words for the embedder and as `facet_json` for filters.
 

@@ -1,4 +1,4 @@
-//! The experimental `texttiling` strategy (seed 001), profile
+//! The experimental `texttiling` strategy (the Chunking System specification), profile
 //! `texttiling-v1`: [`crate::segment::texttiling()`] run on the sentences
 //! and blocks of each section ([`crate::chunk::topic`] units), its
 //! boundaries closing chunks once they hold `min_tokens`; headings are hard
@@ -37,7 +37,7 @@ impl Strategy for TextTiling {
         "texttiling"
     }
 
-    /// 1.1.0: `conditional` breadcrumbs follow seed 002 exactly (a chunk
+    /// 1.1.0: `conditional` breadcrumbs follow the per-chunk file format exactly (a chunk
     /// that starts a section gets the full breadcrumb, its own heading
     /// included; "short" is below the minimum plus the overlap, 64 + overlap
     /// for strategies without a minimum).

@@ -34,7 +34,7 @@ impl Strategy for Token {
         "token"
     }
 
-    /// 1.1.0: `conditional` breadcrumbs follow seed 002 exactly (a chunk
+    /// 1.1.0: `conditional` breadcrumbs follow the per-chunk file format exactly (a chunk
     /// that starts a section gets the full breadcrumb, its own heading
     /// included; "short" is below the minimum plus the overlap, 64 + overlap
     /// for strategies without a minimum).

@@ -326,7 +326,7 @@ async fn confluence_links_are_stored_resolved_late_and_replaced_by_new_versions(
         ]
     );
 
-    // The README's queries, verbatim, on this data.
+    // The queries of docs/links.md, verbatim, on this data.
     let incoming: Vec<(String, i32, Option<String>)> =
         sqlx::query_as(README_INCOMING).fetch_all(&app.pool).await?;
     assert_eq!(

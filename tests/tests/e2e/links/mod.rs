@@ -1,4 +1,4 @@
-//! End-to-end tests of Confluence link storage (SPEC 3.7, issue #4):
+//! End-to-end tests of Confluence link storage (docs/contract.md#links, issue #4):
 //! Confluence-exported pages published through the worker give exactly the
 //! expected `document_links` rows and `cross_links` edges; late targets
 //! resolve; other tenants' pages never do; re-publishing changes nothing; a

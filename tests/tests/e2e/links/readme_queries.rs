@@ -1,7 +1,7 @@
-//! The queries of the README's "Confluence links" section, verbatim, and
+//! The queries of docs/links.md, verbatim, and
 //! the rows they answer.
 
-/// README "Confluence links": which documents link to X.
+/// docs/links.md: which documents link to X.
 pub(crate) const README_INCOMING: &str = "\
 SELECT c.source_document_id, c.link_count, d.title
 FROM cross_links c
@@ -9,14 +9,14 @@ JOIN documents d ON d.tenant_id = c.tenant_id AND d.document_id = c.source_docum
 WHERE c.tenant_id = 'acme-prod' AND c.target_document_id = 'confluence:OPS:200'
 ORDER BY c.link_count DESC, c.source_document_id;";
 
-/// README: what X links to (every link occurrence, resolved or not).
+/// docs/links.md: what X links to (every link occurrence, resolved or not).
 pub(crate) const README_OUTGOING: &str = "\
 SELECT l.link_ordinal, l.link_type, l.url, l.target_document_id, l.chunk_id
 FROM document_links l
 WHERE l.tenant_id = 'acme-prod' AND l.source_document_id = 'confluence:ENG:100'
 ORDER BY l.link_ordinal;";
 
-/// README: broken links (Confluence targets never ingested).
+/// docs/links.md: broken links (Confluence targets never ingested).
 pub(crate) const README_BROKEN: &str = "\
 SELECT l.source_document_id, l.link_ordinal, l.link_type, l.target_space_key,
        l.target_page_id, l.target_title, l.url
@@ -25,7 +25,7 @@ WHERE l.tenant_id = 'acme-prod' AND l.target_document_id IS NULL
   AND l.link_type IN ('confluence_page', 'confluence_tiny', 'confluence_attachment')
 ORDER BY l.source_document_id, l.link_ordinal;";
 
-/// README: most-linked pages per space (top 10 by incoming link occurrences).
+/// docs/links.md: most-linked pages per space (top 10 by incoming link occurrences).
 pub(crate) const README_MOST_LINKED: &str = "\
 SELECT space_key, document_id, title, linking_documents, incoming_links
 FROM (

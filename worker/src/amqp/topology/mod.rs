@@ -1,4 +1,4 @@
-//! The broker topology of SPEC 2.4, every name behind the configured prefix.
+//! The broker topology of docs/contract.md#topology, every name behind the configured prefix.
 //!
 //! ```text
 //! <p>ingest.events (topic) --normalize_markdown.completed--> <p>chunking.requests

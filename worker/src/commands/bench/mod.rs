@@ -3,7 +3,7 @@
 //! N documents to `<prefix>ingest.events` as upstream would, and measures
 //! throughput (documents/s, MB/s) and the latency from publish to the
 //! matching `chunking.completed` event (p50/p95/p99), overall and by
-//! document size in tokens (seed 001's SLO buckets: < 10K, < 100K tokens).
+//! document size in tokens (the Chunking System specification's SLO buckets: < 10K, < 100K tokens).
 //!
 //! Every document gets a fresh document id, so each one is real work
 //! (chunking, one transaction, one event), never an idempotent no-op.

@@ -51,7 +51,7 @@ impl Workers {
         let prefetch = share(usize::from(settings.amqp.prefetch), processes).max(concurrency);
         // The database's write concurrency is shared too: N processes with
         // the configured slots each would run N times the write statements
-        // at once, which costs Postgres CPU a document (BENCHMARKS.md,
+        // at once, which costs Postgres CPU a document (docs/benchmarks-log.md,
         // 2026-12-04), so 1 and N processes are compared at the same total.
         let write_slots = share(settings.database.write_slots, processes);
         let mut children = Vec::with_capacity(processes);

@@ -1,5 +1,5 @@
 //! `chunk-worker dlq list|show|replay`: inspecting and replaying the
-//! dead-letter queue `<prefix>chunking.failed` (SPEC 2.3, 5).
+//! dead-letter queue `<prefix>chunking.failed` (docs/contract.md#failures and #operations).
 //!
 //! Reading a quorum queue without removing its messages: the commands consume
 //! with manual acks, hold every delivery they do not settle, and close the

@@ -82,7 +82,7 @@ fn path_name(file: &Path, args: &[PathBuf]) -> String {
     parts.join(".")
 }
 
-/// The seed 002 `docName` of every input. Two inputs with one name would
+/// The per-chunk file format `docName` of every input. Two inputs with one name would
 /// write the same files: a usage error naming them, before anything is
 /// written.
 pub(super) fn doc_names(

@@ -89,7 +89,7 @@ pub enum Progress {
 /// One input that could not be processed; displays as its `CHUNKING_FAILED` line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileFailure {
-    /// The SPEC 2.3 error code.
+    /// The error code (docs/contract.md#error-codes).
     pub code: ErrorCode,
     /// The path as given or found.
     pub path: String,
@@ -98,7 +98,7 @@ pub struct FileFailure {
 }
 
 /// Reads one input as Markdown: the file's bytes, or for an `.html` /
-/// `.htm` file the page converted to Markdown (seed 004; that Markdown is
+/// `.htm` file the page converted to Markdown (the LangChain-style factory specification; that Markdown is
 /// the document offsets refer to), with its `<title>` and a note of what the
 /// conversion left out (scripts, styles, navigation, comments, ...).
 pub(crate) fn read_markdown(path: &Path) -> Result<Source, FileFailure> {

@@ -57,7 +57,7 @@ impl OperationOutcome {
 pub struct StrategyLabels {
     /// Registered strategy (`structural`).
     pub strategy: String,
-    /// Seed 001 granularity (`section`).
+    /// The Chunking System specification granularity (`section`).
     pub granularity: String,
 }
 

@@ -1,5 +1,5 @@
 //! Process metrics on `/metrics`, kept with the `prometheus-client` crate and
-//! rendered in the OpenMetrics text format, under seed 001's names:
+//! rendered in the OpenMetrics text format, under the Chunking System specification's names:
 //!
 //! * `chunking_operations_total{tenant_id, strategy, granularity, outcome}`:
 //!   messages handled (`stored`, `duplicate`, `failed`, `parked`);
@@ -9,9 +9,9 @@
 //! * `chunking_stage_duration_seconds{stage}`: the `chunk` (engine) and
 //!   `store` (one transaction) stages of a stored version;
 //! * `chunking_errors_total{tenant_id, error_type}`: dead-lettered messages by
-//!   SPEC 2.3 code;
+//!   error code (docs/contract.md#error-codes);
 //! * `chunking_chunks_produced_total{tenant_id, strategy, granularity}` and
-//!   `chunking_chunk_size_tokens{strategy, granularity}` (seed 001's
+//!   `chunking_chunk_size_tokens{strategy, granularity}` (the Chunking System specification's
 //!   `chunks_created` and `chunk_size_tokens`);
 //! * queue figures: `chunking_messages_consumed_total`,
 //!   `chunking_messages_acked_total`, `chunking_messages_dead_lettered_total`,
@@ -27,7 +27,7 @@
 //! [`crate::ops::scrape`].
 //!
 //! Label cardinality is bounded: `strategy` and `granularity` come from the
-//! profiles, `error_type` from the SPEC codes, `stage` and `queue` are fixed,
+//! profiles, `error_type` from the error codes (docs/contract.md#error-codes), `stage` and `queue` are fixed,
 //! and `tenant_id` keeps the first `telemetry.max_tenant_labels` tenants seen
 //! (later ones are counted under `other`; invalid ones under `unknown`).
 
@@ -118,7 +118,7 @@ impl Metrics {
         let errors = Family::<ErrorLabels, Counter>::default();
         registry.register(
             "chunking_errors",
-            "Dead-lettered messages, by SPEC 2.3 code",
+            "Dead-lettered messages, by error code",
             errors.clone(),
         );
         let chunks = Family::<ChunkLabels, Counter>::default();

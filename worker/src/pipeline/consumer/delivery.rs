@@ -100,7 +100,7 @@ pub(super) async fn process(
             Settlement::Done(Outcome::Stored { chunk_count, .. }) => Some(*chunk_count),
             _ => None,
         };
-        // Seed 001's audit `user_id`: the broker-validated AMQP user id of
+        // The Chunking System specification's audit `user_id`: the broker-validated AMQP user id of
         // the publisher, when it set one.
         let user_id = delivery.properties.user_id().as_ref().map(|u| u.to_string());
         let settler = Settler {

@@ -225,7 +225,7 @@ struct DeadHeaders<'a> {
 }
 
 /// The headers of a dead letter: the original ones without the broker's
-/// bookkeeping, plus the SPEC 2.3 `x-error-*` headers.
+/// bookkeeping, plus the docs/contract.md#failures `x-error-*` headers.
 fn dead_letter_headers(existing: Option<&FieldTable>, d: &DeadHeaders<'_>) -> FieldTable {
     let mut table = existing.cloned().unwrap_or_default();
     strip_broker_headers(&mut table);

@@ -1,6 +1,6 @@
 //! Link artifacts of a current source version: `document_links` (one row per
 //! link occurrence) and `cross_links` (resolved document -> document edges),
-//! written inside the version's transaction (SPEC 3.7, issue #4).
+//! written inside the version's transaction (docs/contract.md#links, issue #4).
 //!
 //! Resolution: a Confluence page, tiny-link or attachment link resolves to a
 //! document of the SAME tenant whose `page_id` equals the link's page id, or,

@@ -12,7 +12,7 @@
 //! one takes what queued meanwhile. So batches grow with the load, and one
 //! commit, one WAL flush and one statement start are shared by several
 //! documents, which is what makes the database cheaper per document under
-//! a backlog (BENCHMARKS.md, issue 18).
+//! a backlog (docs/benchmarks-log.md, issue 18).
 //!
 //! Why no version is left behind: a handler leaves the queue's loop only
 //! after writing a batch, which takes at least the oldest queued version,
@@ -123,7 +123,7 @@ enum Reply {
 }
 
 /// How many versions must wait before a statement starts beside one that
-/// is running. A `pgbench` model of the write (BENCHMARKS.md, 2026-12-02
+/// is running. A `pgbench` model of the write (docs/benchmarks-log.md, 2026-12-02
 /// third session) put the database's cost per document at 1,565/s with one
 /// document a statement, 2,383/s with 4 and 2,540/s with 8: a second
 /// statement for fewer than 4 documents costs more than it gains.

@@ -49,7 +49,7 @@ pub const MAX_BATCH: usize = 64;
 /// directly, every custom plan looked cheaper than the generic one (its
 /// estimate counted the few keys of that check, the generic one 100), so
 /// every check was planned: 0.13 ms of planning against 0.02 ms of
-/// execution (`pg_stat_statements` with `track_planning`, BENCHMARKS.md,
+/// execution (`pg_stat_statements` with `track_planning`, docs/benchmarks-log.md,
 /// issue 18, 2026-12-03 second session).
 const SQL: &str = "SELECT k.n, d.tenant_id, coalesce((SELECT true FROM source_versions s \
        WHERE s.tenant_id = d.tenant_id AND s.document_id = k.document_id \
