@@ -12,8 +12,7 @@
 //! span (`parent_chunk_id`), and the outputs are listed coarse to fine.
 
 use crate::chunk::granular::assign_granularities;
-use crate::chunk::record::rank;
-use crate::chunk::record::{Chunk, Granularity};
+use crate::chunk::record::{rank, Chunk, Granularity};
 use crate::chunk::validate::{validate_scoped, Coverage};
 use crate::error::ChunkError;
 use crate::profile::model::Profile;

@@ -22,8 +22,7 @@ use crate::markdown::parse::parser_options;
 use crate::markdown::{pipe_rows, Block, BlockKind, CharIndex};
 use crate::normalize::NormalizedDocument;
 use crate::profile::model::Profile;
-use crate::strategy::limits::PrefixRule;
-use crate::strategy::limits::Rules;
+use crate::strategy::limits::{PrefixRule, Rules};
 
 /// At most this many violations are reported: enough to diagnose, bounded
 /// so that a pathological document cannot produce a huge error.

@@ -25,8 +25,7 @@
 use serde::Serialize;
 
 use crate::chunk::document_title;
-use crate::chunk::record::Granularity;
-use crate::chunk::record::{Chunk, DocumentMeta};
+use crate::chunk::record::{Chunk, DocumentMeta, Granularity};
 use crate::chunk::trail::HeadingTrail;
 use crate::engine::ChunkedDocument;
 use crate::error::ChunkError;

@@ -16,11 +16,8 @@ use crate::error::ChunkError;
 use crate::markdown::parse::front_matter_len;
 use crate::sentence::sentence_spans;
 use crate::strategy::params::{ParamError, Params, MAX_HARD_MAX};
-use crate::strategy::chunker::ChunkInput;
-use crate::strategy::chunker::Chunker;
-use crate::strategy::limits::Limits;
-use crate::strategy::limits::Rules;
-use crate::strategy::chunker::Strategy;
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 
 /// The head of the document as one chunk.
 #[derive(Debug, Clone, Copy, Default)]

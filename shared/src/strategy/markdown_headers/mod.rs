@@ -26,11 +26,8 @@ use crate::markdown::{Block, BlockKind};
 use crate::markdown::parse::front_matter_len;
 use crate::strategy::params::{ParamError, Params};
 use crate::strategy::recursive::{RecursiveParams, Separators, Splitter, RECURSIVE_KEYS};
-use crate::strategy::chunker::ChunkInput;
-use crate::strategy::chunker::Chunker;
-use crate::strategy::limits::Limits;
-use crate::strategy::limits::Rules;
-use crate::strategy::chunker::Strategy;
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 
 /// Sections at chosen heading levels, each split recursively.
 #[derive(Debug, Clone, Copy, Default)]

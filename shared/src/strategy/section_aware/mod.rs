@@ -30,11 +30,8 @@ use crate::error::ChunkError;
 use crate::markdown::{Block, BlockKind};
 use crate::markdown::parse::front_matter_len;
 use crate::strategy::params::{ParamError, Params, MAX_HARD_MAX, TARGET_TOKENS};
-use crate::strategy::chunker::ChunkInput;
-use crate::strategy::chunker::Chunker;
-use crate::strategy::limits::Limits;
-use crate::strategy::limits::Rules;
-use crate::strategy::chunker::Strategy;
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 
 /// Sections of a top level, packed by whole blocks.
 #[derive(Debug, Clone, Copy, Default)]

@@ -29,12 +29,8 @@ use crate::markdown::parse::front_matter_len;
 use crate::sentence::sentence_spans;
 use crate::strategy::params::{ParamError, Params, MAX_HARD_MAX, OVERLAP_RATIO};
 use crate::strategy::token::windows_snapped;
-use crate::strategy::chunker::ChunkInput;
-use crate::strategy::chunker::Chunker;
-use crate::strategy::limits::Limits;
-use crate::strategy::limits::PrefixRule;
-use crate::strategy::limits::Rules;
-use crate::strategy::chunker::Strategy;
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, PrefixRule, Rules};
 use crate::tokens::DocumentTokens;
 
 /// Sliding token windows ending at sentences where they can.

@@ -20,12 +20,8 @@ use crate::chunk::record::Chunk;
 use crate::error::ChunkError;
 use crate::ids::{fence_of, fence_run_lines};
 use crate::strategy::params::{ParamError, Params};
-use crate::strategy::chunker::ChunkInput;
-use crate::strategy::chunker::Chunker;
-use crate::strategy::limits::Limits;
-use crate::strategy::limits::PrefixRule;
-use crate::strategy::limits::Rules;
-use crate::strategy::chunker::Strategy;
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, PrefixRule, Rules};
 use crate::tokens::TokenCounter;
 
 use overlap::add_overlap;

@@ -40,11 +40,8 @@ use crate::error::ChunkError;
 use crate::markdown::{Block, BlockKind};
 use crate::strategy::params::{ParamError, Params, MAX_HARD_MAX, TARGET_TOKENS};
 use crate::strategy::structural::{Overlap, StructuralChunker, StructuralParams};
-use crate::strategy::chunker::ChunkInput;
-use crate::strategy::chunker::Chunker;
-use crate::strategy::limits::Limits;
-use crate::strategy::limits::Rules;
-use crate::strategy::chunker::Strategy;
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 use crate::tokens::TokenCounter;
 
 /// Tables by rows, row groups or summaries.

@@ -12,11 +12,8 @@ use crate::error::ChunkError;
 use crate::segment::{texttiling, Cutoff, TextTilingParams};
 use crate::strategy::params::{ParamError, Params};
 use crate::strategy::semantic::{parse_sizes, sizes_limits, sizes_table};
-use crate::strategy::chunker::ChunkInput;
-use crate::strategy::chunker::Chunker;
-use crate::strategy::limits::Limits;
-use crate::strategy::limits::Rules;
-use crate::strategy::chunker::Strategy;
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 
 /// Hearst's TextTiling.
 #[derive(Debug, Clone, Copy, Default)]

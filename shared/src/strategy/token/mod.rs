@@ -18,11 +18,8 @@ use crate::chunk::span::chunks_from_spans;
 use crate::error::ChunkError;
 use crate::markdown::parse::front_matter_len;
 use crate::strategy::params::{ParamError, Params, TARGET_TOKENS};
-use crate::strategy::chunker::ChunkInput;
-use crate::strategy::chunker::Chunker;
-use crate::strategy::limits::Limits;
-use crate::strategy::limits::Rules;
-use crate::strategy::chunker::Strategy;
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 use crate::tokens::DocumentTokens;
 
 /// Fixed token windows.
