@@ -15,8 +15,10 @@ use crate::embed::{EmbedTokenizer, Embedder};
 use crate::error::ChunkError;
 use crate::markdown::{parse_blocks, Block, CharIndex};
 use crate::normalize::{normalize, normalize_with_blocks, NormalizedDocument};
-use crate::profile::{Profile, ProfileOrigin, ProfileSet, DEFAULT_PROFILE};
-use crate::strategy::{ChunkInput, Registry};
+use crate::profile::model::{Profile, ProfileOrigin};
+use crate::profile::{ProfileSet, DEFAULT_PROFILE};
+use crate::strategy::chunker::ChunkInput;
+use crate::strategy::Registry;
 use crate::tokens::DocumentTokens;
 
 /// The result of chunking one document.
@@ -174,7 +176,7 @@ impl Engine {
     /// Puts every profile's `embed_text` under breadcrumb `mode` (the per-chunk file format
     /// `breadcrumbMode`; the CLI's `--breadcrumb-mode`). Ids, spans and
     /// every other field stay as the profiles make them.
-    pub fn set_breadcrumb_mode(&mut self, mode: crate::profile::BreadcrumbMode) {
+    pub fn set_breadcrumb_mode(&mut self, mode: crate::profile::settings::BreadcrumbMode) {
         self.profiles.set_breadcrumb_mode(mode);
     }
 
@@ -321,7 +323,7 @@ fn chunk_with_tokens(
         only: None,
     };
     if !profile.active_auxiliaries().is_empty() {
-        return crate::multi::chunk_all(&input);
+        return crate::multi::chunk_all(&input, profile);
     }
     let mut chunks = profile.chunker().chunk(&input)?;
     crate::chunk::seal::seal(&mut chunks, profile, profile.id_primary);
@@ -335,7 +337,12 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::strategy::{Chunker, Limits, ParamError, Params, Rules, Strategy};
+    use crate::strategy::chunker::Chunker;
+    use crate::strategy::chunker::Strategy;
+    use crate::strategy::limits::Limits;
+    use crate::strategy::limits::Rules;
+    use crate::strategy::params::ParamError;
+    use crate::strategy::params::Params;
 
     /// A strategy defined outside the library: one chunk per document;
     /// `Whole(true)` is `boom`, which panics instead.

@@ -12,11 +12,11 @@
 //! span (`parent_chunk_id`), and the outputs are listed coarse to fine.
 
 use crate::chunk::granular::assign_granularities;
-use crate::chunk::record::{Chunk, Granularity};
+use crate::chunk::record::{rank, Chunk, Granularity};
 use crate::chunk::validate::{validate_scoped, Coverage};
 use crate::error::ChunkError;
-use crate::profile::{rank, Profile};
-use crate::strategy::ChunkInput;
+use crate::profile::model::Profile;
+use crate::strategy::chunker::ChunkInput;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -38,10 +38,13 @@ fn lanes() -> usize {
     *LANES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
-/// Chunks `input` under its profile's primary strategy and active
+/// Chunks `input` under `profile` (the profile whose settings `input`
+/// carries): its primary strategy and active
 /// auxiliaries; the chunks are validated.
-pub(crate) fn chunk_all(input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError> {
-    let profile = input.profile;
+pub(crate) fn chunk_all(
+    input: &ChunkInput<'_>,
+    profile: &Profile,
+) -> Result<Vec<Chunk>, ChunkError> {
     let primary = profile.granularity;
     let run = |sub: &Profile, auxiliary: bool| -> Result<Vec<Chunk>, ChunkError> {
         let sub_input = ChunkInput {

@@ -83,7 +83,7 @@ const TITLE: &str = "API Documentation";
 const FULL: &str = "API Documentation > Tokens";
 
 #[test]
-fn seed002_worked_example() {
+fn file_format_worked_example() {
     // The per-chunk file format "Example showing the difference": the chunk that starts the
     // OAuth Setup section gets the full breadcrumb, its own heading included.
     let e = engine();

@@ -110,7 +110,7 @@ fn norm(s: &str) -> String {
 
 #[test]
 fn every_output_validates_and_positions_round_trip() {
-    let files_schema = schema("seed002-chunk.schema.json");
+    let files_schema = schema("chunk-file.schema.json");
     let record_schema = schema("chunk-record.schema.json");
     let inputs = fixtures();
     let (mut checked, mut strict) = (0, 0);
@@ -368,11 +368,7 @@ fn rerun_replaces_files_removes_stale_ones_and_failures_keep_the_previous() {
     let stamped = &read_files(&out)["doc_guide__ch0.json"];
     assert!(stamped["metadata"]["processedAt"].is_string());
     assert!(stamped["metadata"]["pipeline"]["processingTimeMs"].is_u64());
-    assert_valid(
-        &schema("seed002-chunk.schema.json"),
-        "a stamped file",
-        stamped,
-    );
+    assert_valid(&schema("chunk-file.schema.json"), "a stamped file", stamped);
     fs::remove_dir_all(&dir).ok();
 }
 
@@ -487,7 +483,7 @@ fn read_all_files(out: &Path) -> BTreeMap<String, Value> {
 /// same run (ids, texts, granularities, keys), and parent links name files.
 #[test]
 fn every_profile_writes_one_chain_per_granularity() {
-    let files_schema = schema("seed002-chunk.schema.json");
+    let files_schema = schema("chunk-file.schema.json");
     let inputs = fixtures();
     let engine = shared::Engine::builder()
         .experimental(true)

@@ -7,8 +7,8 @@ use crate::chunk::window::fit_pieces;
 use crate::embed::EmbedTokenizer;
 use crate::ids::unclosed_fence;
 use crate::markdown::{Block, BlockKind, CharIndex};
-use crate::profile::{BreadcrumbMode, Profile};
-use crate::strategy::ChunkInput;
+use crate::profile::settings::{BreadcrumbMode, Settings};
+use crate::strategy::chunker::ChunkInput;
 use crate::tokens::{DocumentTokens, TokenCounter};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -69,12 +69,12 @@ pub(crate) struct BuildContext<'a> {
     /// Its byte offsets as code point offsets.
     pub chars: &'a CharIndex<'a>,
     /// The profile in use.
-    pub profile: &'a Profile,
+    pub profile: &'a Settings,
     /// Caller's metadata.
     pub meta: &'a DocumentMeta,
     /// The per-chunk file format's "short" chunk: below `min_tokens` + overlap tokens, it
     /// gets the full breadcrumb (`conditional`). A strategy without a
-    /// minimum uses the per-chunk file format's default, [`SEED002_MIN_TOKENS`].
+    /// minimum uses the per-chunk file format's default, [`FILE_FORMAT_MIN_TOKENS`].
     pub min_tokens: usize,
     /// The overlap that counts towards "short": the profile's overlap in
     /// tokens, or `None` when the overlap is in sentences (then the tokens
@@ -108,7 +108,7 @@ impl<'a> BuildContext<'a> {
             profile: input.profile,
             meta: input.meta,
             min_tokens: match limits.min_tokens {
-                0 => SEED002_MIN_TOKENS,
+                0 => FILE_FORMAT_MIN_TOKENS,
                 n => n,
             },
             overlap_tokens: Some(limits.overlap_tokens),
@@ -158,7 +158,8 @@ pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Ch
         .and_then(|w| Some((w.counter()?, w.max_tokens)));
     let pieces = match window {
         Some((counter, max)) => {
-            let preceding_only = ctx.profile.rules().prefixes != crate::strategy::PrefixRule::Typed;
+            let preceding_only =
+                ctx.profile.rules().prefixes != crate::strategy::limits::PrefixRule::Typed;
             fit_pieces(pieces, text, ctx.blocks, counter, max, preceding_only)
         }
         None => pieces,
@@ -251,7 +252,7 @@ fn to_u32(n: usize) -> u32 {
 
 /// The per-chunk file format's default `minTokens`: the "short" threshold of strategies
 /// that keep no minimum of their own.
-pub(crate) const SEED002_MIN_TOKENS: usize = 64;
+pub(crate) const FILE_FORMAT_MIN_TOKENS: usize = 64;
 
 /// The per-chunk file format `breadcrumbMode`: what context to put in front of the text the
 /// embedder sees. The full breadcrumb is `fileTitle > headerPath...`, or

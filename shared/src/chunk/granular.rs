@@ -7,7 +7,7 @@ use crate::chunk::record::{Chunk, ChunkType, Granularity};
 
 /// Position of a granularity in per-granularity counters: its rank.
 pub(crate) fn slot(g: Granularity) -> usize {
-    usize::from(crate::profile::rank(g))
+    usize::from(crate::chunk::record::rank(g))
 }
 
 /// The Chunking System specification's readable key of a chunk.

@@ -1,7 +1,7 @@
 //! The toolkit every strategy shares: planned pieces ([`piece`]), splitting
 //! of oversized units at sentences, token windows, table rows (header
 //! repeated) and code lines (re-fenced) ([`split`]), spans and heading paths
-//! of arbitrary ranges ([`span`]), overlap copied from the preceding text
+//! of arbitrary ranges ([`trail`]) and, overlap copied from the preceding text
 //! ([`span::chunks_from_spans`]), record building with breadcrumbs
 //! ([`build`]), fitting chunks to an embedder's window ([`window`]), the
 //! chunk record ([`record`]), ids, content hashes and keys derived from the
@@ -18,6 +18,7 @@ pub mod record;
 pub mod span;
 pub(crate) mod split;
 pub(crate) mod topic;
+pub(crate) mod trail;
 pub(crate) mod unit;
 pub mod validate;
 pub(crate) mod window;

@@ -95,6 +95,18 @@ impl Granularity {
     }
 }
 
+/// The order in which granularities are stored and listed, coarse to fine;
+/// a chunk's parent is the containing chunk of the nearest coarser rank.
+pub fn rank(g: Granularity) -> u8 {
+    match g {
+        Granularity::Document => 0,
+        Granularity::Section => 1,
+        Granularity::Paragraph => 2,
+        Granularity::Table => 3,
+        Granularity::Window => 4,
+    }
+}
+
 /// The kind of content a chunk holds (the Russian enterprise specification §3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

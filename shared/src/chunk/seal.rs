@@ -14,7 +14,8 @@
 use crate::chunk::granular::{chunk_key, is_table};
 use crate::chunk::record::{Chunk, Granularity};
 use crate::ids::{canonical_text, chunk_id, content_hash, IdInput};
-use crate::profile::{IdFormula, Profile};
+use crate::profile::model::Profile;
+use crate::profile::settings::IdFormula;
 
 /// Seals `chunks` of `profile` (`strategy` names them in `chunk_key`);
 /// `primary` is the granularity whose ids are not namespaced.

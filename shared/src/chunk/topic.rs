@@ -22,10 +22,10 @@
 
 use std::ops::Range;
 
-use crate::chunk::span::trim_range;
+use crate::chunk::trail::trim_range;
 use crate::embed::cosine;
+use crate::markdown::parse::front_matter_len;
 use crate::markdown::{Block, BlockKind};
-use crate::normalize::front_matter_len;
 use crate::sentence::sentence_spans;
 use crate::tokens::DocumentTokens;
 
@@ -303,7 +303,7 @@ pub(crate) fn lexical_coherence(units: &[Unit], text: &str, window: usize) -> Ve
 /// candidates from `segment` per section, word-overlap coherence for the
 /// over-max cuts, packing.
 pub(crate) fn lexical_chunks(
-    input: &crate::strategy::ChunkInput<'_>,
+    input: &crate::strategy::chunker::ChunkInput<'_>,
     sizes: PackLimits,
     segment: impl Fn(&[&str]) -> Vec<usize>,
 ) -> Vec<crate::chunk::record::Chunk> {

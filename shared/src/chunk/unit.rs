@@ -10,8 +10,8 @@ use std::ops::Range;
 
 use crate::chunk::piece::{Piece, Prefix};
 use crate::chunk::record::ChunkType;
-use crate::chunk::span::{block_span, chunk_type_of, trim_range, HeadingTrail};
 use crate::chunk::split::Splitter;
+use crate::chunk::trail::{block_span, chunk_type_of, trim_range, HeadingTrail};
 use crate::markdown::{Block, BlockKind};
 
 /// A piece whose text is exactly `own` (no prefix, no suffix), with the

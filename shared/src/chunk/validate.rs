@@ -18,10 +18,11 @@ use crate::chunk::granular::{chunk_key, is_table, slot};
 use crate::chunk::record::{Chunk, ChunkType, Granularity};
 use crate::error::ChunkError;
 use crate::ids::unclosed_fence;
+use crate::markdown::parse::parser_options;
 use crate::markdown::{pipe_rows, Block, BlockKind, CharIndex};
-use crate::normalize::{parser_options, NormalizedDocument};
-use crate::profile::Profile;
-use crate::strategy::{PrefixRule, Rules};
+use crate::normalize::NormalizedDocument;
+use crate::profile::model::Profile;
+use crate::strategy::limits::{PrefixRule, Rules};
 
 /// At most this many violations are reported: enough to diagnose, bounded
 /// so that a pathological document cannot produce a huge error.

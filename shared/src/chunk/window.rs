@@ -17,7 +17,7 @@ use std::ops::Range;
 
 use crate::chunk::piece::{Piece, Prefix};
 use crate::chunk::record::ChunkType;
-use crate::chunk::span::{block_span, trim_range, HeadingTrail};
+use crate::chunk::trail::{block_span, trim_range, HeadingTrail};
 use crate::embed::EmbedTokenizer;
 use crate::ids::{fence_of, unclosed_fence};
 use crate::markdown::{pipe_rows, Block};
@@ -36,7 +36,7 @@ struct Frame {
 /// `pieces` with every piece whose chunk text is over `max` tokens of
 /// `window` cut into parts that fit (each with room for a closing fence).
 /// `preceding_only`: the strategy's chunks carry no synthetic prefix
-/// ([`crate::strategy::PrefixRule::PrecedingText`]), so parts repeat no
+/// ([`crate::strategy::limits::PrefixRule::PrecedingText`]), so parts repeat no
 /// header or fence.
 pub(crate) fn fit_pieces(
     pieces: Vec<Piece>,

@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 
 use crate::chunk::json::decimal;
 use crate::chunk::record::Granularity;
-use crate::profile::IdFormula;
+use crate::profile::settings::IdFormula;
 
 pub use canonical::{canonical_text, unclosed_fence};
 pub(crate) use canonical::{closes, fence_of, fence_run_lines};
@@ -69,7 +69,7 @@ pub fn chunk_id(formula: IdFormula, input: &IdInput<'_>) -> String {
     let mut h = Sha256::new();
     let mut digits = [0u8; 20];
     match formula {
-        IdFormula::Seed000 => {
+        IdFormula::Text => {
             // tenant|document|version|ordinal|canonical text
             for part in [input.tenant_id, input.document_id, input.source_version_id] {
                 h.update(part.as_bytes());
@@ -79,7 +79,7 @@ pub fn chunk_id(formula: IdFormula, input: &IdInput<'_>) -> String {
             h.update(b"|");
             h.update(input.canonical_text.as_bytes());
         }
-        IdFormula::Seed003 => {
+        IdFormula::Span => {
             // document:block start:block end:char start:char end
             h.update(input.document_id.as_bytes());
             for n in [
@@ -153,20 +153,17 @@ mod tests {
         };
         let sha = |s: &str| sha256_hex(&[s.as_bytes()]);
         assert_eq!(
-            chunk_id(IdFormula::Seed000, &input),
+            chunk_id(IdFormula::Text, &input),
             sha("t1|doc-9|v2|17|Some text")
         );
-        assert_eq!(
-            chunk_id(IdFormula::Seed003, &input),
-            sha("doc-9:3:5:120:4567")
-        );
+        assert_eq!(chunk_id(IdFormula::Span, &input), sha("doc-9:3:5:120:4567"));
         input.granularity = Granularity::Paragraph;
         assert_eq!(
-            chunk_id(IdFormula::Seed000, &input),
+            chunk_id(IdFormula::Text, &input),
             sha("t1|doc-9|v2|17|Some text|paragraph")
         );
         assert_eq!(
-            chunk_id(IdFormula::Seed003, &input),
+            chunk_id(IdFormula::Span, &input),
             sha("doc-9:3:5:120:4567|paragraph")
         );
     }
@@ -179,7 +176,7 @@ mod tests {
     }
 
     #[test]
-    fn seed000_id_matches_the_formula_by_hand() {
+    fn text_id_matches_the_formula_by_hand() {
         let input = IdInput {
             tenant_id: "acme",
             document_id: "doc",
@@ -194,17 +191,17 @@ mod tests {
             primary: Granularity::Section,
         };
         let want = hex::encode(Sha256::digest(b"acme|doc|v1|3|Hello world"));
-        assert_eq!(chunk_id(IdFormula::Seed000, &input), want);
+        assert_eq!(chunk_id(IdFormula::Text, &input), want);
         let other = IdInput {
             granularity: Granularity::Window,
             ..input
         };
         let want = hex::encode(Sha256::digest(b"acme|doc|v1|3|Hello world|window"));
-        assert_eq!(chunk_id(IdFormula::Seed000, &other), want);
+        assert_eq!(chunk_id(IdFormula::Text, &other), want);
     }
 
     #[test]
-    fn seed003_id_matches_the_formula_by_hand() {
+    fn span_id_matches_the_formula_by_hand() {
         let input = IdInput {
             tenant_id: "acme",
             document_id: "doc",
@@ -219,6 +216,6 @@ mod tests {
             primary: Granularity::Section,
         };
         let want = hex::encode(Sha256::digest(b"doc:2:5:10:99"));
-        assert_eq!(chunk_id(IdFormula::Seed003, &input), want);
+        assert_eq!(chunk_id(IdFormula::Span, &input), want);
     }
 }

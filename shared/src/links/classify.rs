@@ -5,7 +5,7 @@
 
 use url::Url;
 
-use super::{LinkConfig, LinkType, Target};
+use super::model::{LinkConfig, LinkType, Target};
 
 /// A compiled [`LinkConfig`] plus the document's own source URL.
 #[derive(Debug, Clone)]

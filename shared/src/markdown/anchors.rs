@@ -14,8 +14,8 @@ use std::sync::OnceLock;
 use pulldown_cmark::{Event, Parser, Tag};
 use regex::Regex;
 
+use crate::markdown::parse::parser_options;
 use crate::markdown::{Block, BlockKind};
-use crate::normalize::parser_options;
 
 /// One top-level heading of a document.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,8 +5,8 @@
 
 use pulldown_cmark::{Event, Tag, TagEnd};
 
-use super::BlockKind;
-use crate::normalize::body_events;
+use super::block::BlockKind;
+use super::parse::body_events;
 
 /// The start offset and kind of every block nested inside a top-level block
 /// (any depth), in document order, and of the code an HTML block holds

@@ -2,12 +2,10 @@
 //! (issue 18), where collapsing whitespace keeps the blocks: when only runs
 //! of plain spaces inside lines collapse.
 
-use std::ops::Range;
-
 use crate::error::ChunkError;
 use crate::markdown::{finish_blocks, parse_blocks, raw_blocks, Block};
 
-use super::{collapse_whitespace, unified, NormalizedDocument};
+use super::steps::{collapse_whitespace, unified, Collapsed, NormalizedDocument};
 
 /// [`normalize`](super::normalize) and [`parse_blocks`] of the result, with one Markdown
 /// parse instead of two where that gives the same blocks (issue 18: the
@@ -33,70 +31,6 @@ pub fn normalize_with_blocks(bytes: &[u8]) -> Result<(NormalizedDocument, Vec<Bl
         finish_blocks(raw, &text, |offset| runs.map(offset))
     };
     Ok((NormalizedDocument { text }, blocks))
-}
-
-/// The whitespace runs collapsing changed in length, to carry offsets of
-/// the text before it to the text after it.
-#[derive(Debug, Default)]
-pub(crate) struct Collapsed {
-    /// Each run: its offset before collapsing, its length before and after,
-    /// and the bytes all earlier runs removed. Ascending.
-    runs: Vec<Run>,
-    /// Whether some collapsed run held anything but plain spaces (a tab,
-    /// a no-break space), or a line's dropped trailing run followed a
-    /// backslash: the block structure may then differ.
-    pub(crate) exotic: bool,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Run {
-    at: usize,
-    before: usize,
-    after: usize,
-    removed_earlier: usize,
-}
-
-impl Collapsed {
-    /// Records that the run `run` of `rest` (a line's text after its
-    /// leading structure, which starts at offset `at`) became `after` bytes,
-    /// and whether that may change the block structure.
-    pub(super) fn record(&mut self, rest: &str, at: usize, run: Range<usize>, after: usize) {
-        self.exotic |= rest[run.clone()].bytes().any(|b| b != b' ')
-            || (after == 0 && rest[..run.start].ends_with('\\'));
-        self.shorten(at + run.start, run.len(), after);
-    }
-
-    /// Records that the run of `before` bytes at `at` became `after` bytes.
-    fn shorten(&mut self, at: usize, before: usize, after: usize) {
-        if before == after {
-            return;
-        }
-        let removed_earlier = self
-            .runs
-            .last()
-            .map_or(0, |r| r.removed_earlier + r.before - r.after);
-        self.runs.push(Run {
-            at,
-            before,
-            after,
-            removed_earlier,
-        });
-    }
-
-    /// Where `offset` of the text before collapsing lands after it: inside
-    /// a shortened run, no further than the run's new end.
-    pub(crate) fn map(&self, offset: usize) -> usize {
-        let i = self.runs.partition_point(|r| r.at < offset);
-        let Some(r) = i.checked_sub(1).and_then(|i| self.runs.get(i)) else {
-            return offset;
-        };
-        let start = r.at - r.removed_earlier;
-        if offset < r.at + r.before {
-            start + (offset - r.at).min(r.after)
-        } else {
-            offset - r.removed_earlier - (r.before - r.after)
-        }
-    }
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ fn removed_at(text: &str, i: usize) -> bool {
         0xC2 | 0xE2 => text
             .get(i..)
             .and_then(|r| r.chars().next())
-            .is_some_and(super::is_removed_control),
+            .is_some_and(super::chars::is_removed_control),
         _ => false,
     }
 }
@@ -92,11 +92,11 @@ pub(crate) fn needs_collapse(rest: &str) -> bool {
             i += 1;
         } else {
             // Every non-ASCII space is horizontal.
-            if super::space_len(rest, i).is_some() {
+            if super::chars::space_len(rest, i).is_some() {
                 return true;
             }
             after_space = false;
-            i += super::utf8_len(b);
+            i += super::chars::utf8_len(b);
         }
     }
     after_space

@@ -25,7 +25,7 @@
 use serde::Deserialize;
 
 use crate::chunk::record::Granularity;
-use crate::profile::Profile;
+use crate::profile::model::{Auxiliary, Profile};
 use crate::strategy::params::Params;
 use crate::strategy::Registry;
 
@@ -37,26 +37,6 @@ pub(crate) struct RawAuxiliary {
     granularity: Granularity,
     #[serde(default)]
     params: toml::Table,
-}
-
-/// One auxiliary granularity of a multi-granularity profile.
-#[derive(Debug, Clone)]
-pub struct Auxiliary {
-    /// The sub-profile that runs it: the main profile's common settings with
-    /// this auxiliary's strategy, granularity and parameters.
-    pub profile: Profile,
-}
-
-/// The order in which granularities are stored and listed, coarse to fine;
-/// a chunk's parent is the containing chunk of the nearest coarser rank.
-pub fn rank(g: Granularity) -> u8 {
-    match g {
-        Granularity::Document => 0,
-        Granularity::Section => 1,
-        Granularity::Paragraph => 2,
-        Granularity::Table => 3,
-        Granularity::Window => 4,
-    }
 }
 
 /// Builds the auxiliaries of `main` (already parsed); an error is the
@@ -116,25 +96,4 @@ pub(crate) fn parse_auxiliaries(
         out.push(Auxiliary { profile: sub });
     }
     Ok(out)
-}
-
-impl Auxiliary {
-    /// The `[[auxiliary]]` table that defines it, for `Profile::to_toml`.
-    pub(crate) fn to_toml(&self) -> String {
-        let p = &self.profile;
-        let mut out = String::from("\n[[auxiliary]]\n");
-        out.push_str(&format!(
-            "strategy = {}\n",
-            toml::Value::String(p.strategy.clone())
-        ));
-        out.push_str(&format!(
-            "granularity = {}\n",
-            toml::Value::String(p.granularity.as_str().to_owned())
-        ));
-        out.push_str(&format!(
-            "params = {}\n",
-            crate::profile::inline_value(&toml::Value::Table(p.chunker().params()))
-        ));
-        out
-    }
 }

@@ -38,7 +38,7 @@
 //! Deterministic: no hashing order, no threads, every float reduction runs
 //! in index order. No input panics.
 
-use super::mean_std;
+use super::stats::mean_std;
 use super::words::SentenceTerms;
 
 /// The largest window honoured: its matrices take about 20 bytes per cell,

@@ -31,6 +31,7 @@ pub mod c99;
 pub mod discourse;
 pub mod graph_partition;
 pub mod lda;
+mod stats;
 pub mod texttiling;
 pub mod words;
 
@@ -40,23 +41,6 @@ pub use discourse::{cue, discourse, Cue, DiscourseParams};
 pub use graph_partition::{graph_partition, GraphParams};
 pub use lda::{lda_topic, LdaParams};
 pub use texttiling::{texttiling, Cutoff, TextTilingParams};
-
-/// Mean and population standard deviation, summed in iteration order;
-/// `(0, 0)` for no values.
-pub(crate) fn mean_std(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
-    let mut count = 0usize;
-    let mut sum = 0.0;
-    for v in values.clone() {
-        count += 1;
-        sum += v;
-    }
-    if count == 0 {
-        return (0.0, 0.0);
-    }
-    let mean = sum / count as f64;
-    let var = values.map(|v| (v - mean) * (v - mean)).sum::<f64>() / count as f64;
-    (mean, var.sqrt())
-}
 
 /// Documents with known topic boundaries, shared by the segmenters' tests.
 #[cfg(test)]

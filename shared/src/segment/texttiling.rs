@@ -40,7 +40,7 @@
 
 use std::collections::BTreeSet;
 
-use super::mean_std;
+use super::stats::mean_std;
 use super::words::SentenceTerms;
 
 /// Gap scores are cosines in fixed point, in units of `1 / SCALE`: rounding

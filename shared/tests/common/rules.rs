@@ -210,7 +210,7 @@ pub fn expected_id_under(c: &Chunk, profile: &Profile, primary: shared::Granular
         format!("|{}", c.granularity.as_str())
     };
     match profile.id_formula {
-        IdFormula::Seed000 => sha256_hex(&format!(
+        IdFormula::Text => sha256_hex(&format!(
             "{}|{}|{}|{}|{}{suffix}",
             c.tenant_id,
             c.document_id,
@@ -218,7 +218,7 @@ pub fn expected_id_under(c: &Chunk, profile: &Profile, primary: shared::Granular
             c.ordinal,
             canonical_text(&c.chunk_text)
         )),
-        IdFormula::Seed003 => sha256_hex(&format!(
+        IdFormula::Span => sha256_hex(&format!(
             "{}:{}:{}:{}:{}{suffix}",
             c.document_id, c.block_start_idx, c.block_end_idx, c.char_start, c.char_end
         )),

@@ -76,7 +76,7 @@ impl Failover {
             };
             let attempt = tokio::time::timeout(
                 NODE_CONNECT_TIMEOUT,
-                super::connect_node(settings, node, name),
+                super::open::connect_node(settings, node, name),
             )
             .await;
             match attempt {

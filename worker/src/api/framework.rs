@@ -10,8 +10,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::auth::Caller;
+use super::headers::{correlation_id, API_VERSION};
 use super::problem::{Kind, Problem};
-use super::{correlation_id, API_VERSION};
 
 const PROBLEM_JSON: &str = "application/problem+json";
 

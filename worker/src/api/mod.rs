@@ -10,9 +10,11 @@
 pub mod auth;
 mod framework;
 pub mod guard;
+mod headers;
 pub mod openapi;
 pub mod problem;
 mod request;
+mod state;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -23,55 +25,15 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
 use axum::Router;
 use serde_json::json;
-use shared::Engine;
-use tokio::sync::Semaphore;
 
 use crate::breaker::{self, Breakers};
-use crate::config::Settings;
 use crate::ops::metrics::Metrics;
-use auth::{Caller, Verifier};
-use guard::Limiter;
+use auth::Caller;
 use problem::{Kind, Problem};
 
-/// `X-API-Version` of every response.
-pub const API_VERSION: &str = "1.0";
-/// The Chunking System specification's media type, echoed as the response type when asked for.
-pub const MEDIA_TYPE: &str = "application/vnd.medkg.chunk.v1+json";
-
-/// What the API's handlers share.
-#[derive(Debug)]
-pub struct ApiState {
-    engine: Arc<Engine>,
-    settings: Settings,
-    verifier: Verifier,
-    limiter: Limiter,
-    breakers: Arc<Breakers>,
-    slots: Arc<Semaphore>,
-    metrics: Arc<Metrics>,
-}
-
-impl ApiState {
-    /// The API of `settings` (`None` when `api.enabled` is off); a key file
-    /// that does not load is an error.
-    pub fn new(
-        settings: &Settings,
-        metrics: Arc<Metrics>,
-        breakers: Arc<Breakers>,
-    ) -> Result<Option<Arc<Self>>, String> {
-        if !settings.api.enabled {
-            return Ok(None);
-        }
-        Ok(Some(Arc::new(Self {
-            engine: Arc::clone(&settings.chunking.engine),
-            verifier: Verifier::new(&settings.api.jwt)?,
-            limiter: Limiter::new(settings.api.rate_limits),
-            breakers,
-            slots: Arc::new(Semaphore::new(settings.api.max_concurrent)),
-            settings: settings.clone(),
-            metrics,
-        })))
-    }
-}
+use headers::correlation_id;
+pub use headers::{API_VERSION, MEDIA_TYPE};
+pub use state::ApiState;
 
 /// Circuit breakers whose every change of state sets the
 /// `chunking_circuit_breaker_state` gauge and logs one line, whichever path
@@ -129,15 +91,6 @@ async fn disabled(request: Request) -> Response {
     .at(request.uri().path(), &id);
     framework::log_refusal(&problem, None);
     problem.into_response()
-}
-
-/// `X-Correlation-ID` when sent (printable, at most 128 bytes), else a new one.
-fn correlation_id(headers: &HeaderMap) -> String {
-    headers
-        .get("x-correlation-id")
-        .and_then(|v| v.to_str().ok())
-        .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
-        .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned)
 }
 
 /// The response type: the Chunking System specification's media type when the caller accepts it.

@@ -8,7 +8,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use super::API_VERSION;
+use super::headers::API_VERSION;
 use crate::scrub::scrub_pii;
 
 /// The kinds of refusal, each with its status, title and `type` URI.

@@ -24,7 +24,7 @@ use shared::{DocumentMeta, Embedder as _, ErrorCode};
 
 use super::auth::Caller;
 use super::problem::{closest, FieldError, Kind, Problem};
-use super::ApiState;
+use super::state::ApiState;
 use crate::breaker::Verdict;
 use crate::config::Settings;
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{ProfileSelectArgs, DEFAULT_TENANT};
+use super::args::{ProfileSelectArgs, DEFAULT_TENANT};
 
 pub(super) const CHUNK_HELP: &str = "\
 Defaults, per file:

@@ -17,8 +17,8 @@ use std::time::Duration;
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 
+use super::error::{invalid, ConfigError};
 use super::secrets::{pem_file, secret_file, with_password};
-use super::{invalid, ConfigError};
 
 /// Most nodes `amqp.urls` may list (a node is a label value of
 /// `chunking_broker_node`: bounded).

@@ -8,8 +8,8 @@ use std::time::Duration;
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 
+use super::error::{invalid, ConfigError};
 use super::secrets::secret_file;
-use super::{invalid, ConfigError};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

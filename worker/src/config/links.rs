@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{invalid, ConfigError};
+use super::error::{invalid, ConfigError};
 
 /// `[links]`: which hosts are Confluence / Jira, globally and per tenant.
 #[derive(Default, Deserialize)]

@@ -5,6 +5,7 @@
 
 mod amqp;
 mod api;
+mod error;
 mod links;
 mod secrets;
 mod sections;
@@ -14,19 +15,20 @@ use amqp::RawAmqp;
 pub use amqp::{AmqpSettings, AmqpTls, BrokerNode};
 use api::{validate_api, RawApi};
 pub use api::{ApiSettings, JwtSettings, RateLimits};
+use error::invalid;
+pub use error::ConfigError;
 use links::{validate_links, RawLinks};
 pub use links::{LinkSettings, TenantLinkSettings};
+pub use sections::{DatabaseSettings, LogFormat, LogSettings, OutboxSettings, WorkerSettings};
+use sections::{RawDatabase, RawLog, RawOutbox, RawWorker};
 pub use telemetry::TelemetrySettings;
 use telemetry::{validate_telemetry, RawTelemetry};
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use secrecy::SecretString;
 use serde::Deserialize;
-use sqlx::postgres::PgConnectOptions;
 
 /// The defaults, compiled in so the binary runs from any directory; a
 /// `default.toml` in the config directory, when present, is layered on top.
@@ -38,33 +40,6 @@ pub const ENV_SELECTOR: &str = "CHUNK_WORKER_ENV";
 pub const CONFIG_DIR_VAR: &str = "CHUNK_WORKER_CONFIG_DIR";
 /// Prefix of setting overrides: `CHUNK_WORKER__AMQP__URL`.
 pub const ENV_PREFIX: &str = "CHUNK_WORKER";
-
-/// A setting that is missing, malformed or out of range.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// The layers could not be read or merged, or a value has the wrong type.
-    #[error("cannot load settings: {0}")]
-    Load(#[from] config::ConfigError),
-    /// A profile setting names a profile that cannot be used, or a profile
-    /// file is invalid.
-    #[error(transparent)]
-    Profile(#[from] crate::profiles::ProfileSettingError),
-    /// A value parsed but is not acceptable.
-    #[error("invalid setting `{key}`: {reason}")]
-    Invalid {
-        /// Dotted key, e.g. `amqp.prefetch`.
-        key: &'static str,
-        /// Why it is rejected.
-        reason: String,
-    },
-}
-
-fn invalid(key: &'static str, reason: impl Into<String>) -> ConfigError {
-    ConfigError::Invalid {
-        key,
-        reason: reason.into(),
-    }
-}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -95,33 +70,6 @@ struct RawSettings {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawWorker {
-    concurrency: u32,
-    memory_budget_mb: u64,
-    retry_min_delay_ms: u64,
-    retry_max_delay_ms: u64,
-    source_retry_ms: u64,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawDatabase {
-    url: String,
-    #[serde(default)]
-    url_file: String,
-    #[serde(default)]
-    password_file: String,
-    max_connections: u32,
-    acquire_timeout_ms: u64,
-    create_if_missing: bool,
-    write_slots: u32,
-    write_batch: u32,
-    #[serde(default)]
-    service_role: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawTopology {
     prefix: String,
 }
@@ -148,22 +96,6 @@ fn default_max_operation_bytes() -> u64 {
 #[serde(deny_unknown_fields)]
 struct RawSource {
     root: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawOutbox {
-    poll_interval_ms: u64,
-    batch_size: u32,
-    flush_timeout_ms: u64,
-    retention_hours: u32,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawLog {
-    format: String,
-    level: String,
 }
 
 /// Validated settings; every field is ready to use.
@@ -197,127 +129,6 @@ pub struct Settings {
     pub links: LinkSettings,
     /// The chunking engine and which profile each message gets.
     pub chunking: crate::profiles::ChunkingSettings,
-}
-
-/// Processing settings.
-#[derive(Debug, Clone)]
-pub struct WorkerSettings {
-    /// Messages processed at once.
-    pub concurrency: usize,
-    /// Bytes the messages in flight may hold together
-    /// ([`crate::pipeline::memory`]).
-    pub memory_budget: u64,
-    /// First backoff delay for transient faults.
-    pub retry_min_delay: Duration,
-    /// Largest backoff delay for transient faults.
-    pub retry_max_delay: Duration,
-    /// How long a missing `markdown_uri` file is retried.
-    pub source_retry: Duration,
-}
-
-impl WorkerSettings {
-    /// The backoff for transient faults (broker or database away): from
-    /// `retry_min_delay` to `retry_max_delay`, jittered, never giving up.
-    pub fn backoff(&self) -> backon::ExponentialBackoff {
-        use backon::BackoffBuilder;
-        backon::ExponentialBuilder::default()
-            .with_min_delay(self.retry_min_delay)
-            .with_max_delay(self.retry_max_delay)
-            .with_jitter()
-            .without_max_times()
-            .build()
-    }
-}
-
-/// Database settings.
-#[derive(Clone)]
-pub struct DatabaseSettings {
-    /// Connection URL (`database.url`, `database.url_file`); may hold
-    /// credentials: a secret. TLS is set in it as libpq does
-    /// (`sslmode=verify-full&sslrootcert=...`).
-    pub url: SecretString,
-    /// Parsed connection options (with `database.password_file` applied).
-    pub options: PgConnectOptions,
-    /// Pool size.
-    pub max_connections: u32,
-    /// How long acquiring a pooled connection may take.
-    pub acquire_timeout: Duration,
-    /// Create the database at start-up when missing.
-    pub create_if_missing: bool,
-    /// Statements writing new documents' first versions at once.
-    pub write_slots: usize,
-    /// Largest number of first versions one such statement writes.
-    pub write_batch: usize,
-    /// The role the worker runs as, made a member of
-    /// `chunk_worker_service` by `chunk-worker migrate`
-    /// (`database.service_role`; `None`: the role that connects).
-    pub service_role: Option<String>,
-}
-
-/// `PgConnectOptions` prints its password in Debug: shown as [`describe`]
-/// instead, the secret URL as `[REDACTED]`.
-///
-/// [`describe`]: DatabaseSettings::describe
-impl std::fmt::Debug for DatabaseSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DatabaseSettings")
-            .field("url", &self.url)
-            .field("server", &self.describe())
-            .field("max_connections", &self.max_connections)
-            .field("acquire_timeout", &self.acquire_timeout)
-            .field("create_if_missing", &self.create_if_missing)
-            .field("write_slots", &self.write_slots)
-            .field("write_batch", &self.write_batch)
-            .field("service_role", &self.service_role)
-            .finish()
-    }
-}
-
-impl DatabaseSettings {
-    /// `postgres://user@host:port/database`: where the worker connects,
-    /// without the password, for messages to a person (and `psql`).
-    pub fn describe(&self) -> String {
-        format!(
-            "postgres://{}@{}:{}/{}",
-            self.options.get_username(),
-            self.options.get_host(),
-            self.options.get_port(),
-            self.options.get_database().unwrap_or("")
-        )
-    }
-}
-
-/// Outbox relay settings.
-#[derive(Debug, Clone)]
-pub struct OutboxSettings {
-    /// How often the relay looks for pending rows without being woken.
-    pub poll_interval: Duration,
-    /// Rows published per batch.
-    pub batch_size: i64,
-    /// How long shutdown waits for pending rows.
-    pub flush_timeout: Duration,
-    /// Published rows older than this are deleted (`None`: kept forever).
-    pub retention: Option<Duration>,
-}
-
-/// Log output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LogFormat {
-    /// JSON, or human-readable on a terminal.
-    Auto,
-    /// Always JSON lines.
-    Json,
-    /// Always human-readable.
-    Pretty,
-}
-
-/// Logging settings.
-#[derive(Debug, Clone)]
-pub struct LogSettings {
-    /// Output format.
-    pub format: LogFormat,
-    /// Default filter directive.
-    pub level: String,
 }
 
 impl Settings {

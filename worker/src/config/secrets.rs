@@ -6,7 +6,7 @@
 
 use secrecy::SecretString;
 
-use super::{invalid, ConfigError};
+use super::error::{invalid, ConfigError};
 
 /// The trimmed content of the secret file at `path` (`None` for an empty
 /// setting); an unreadable or empty file is an error naming `key`.

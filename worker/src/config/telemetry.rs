@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::{invalid, ConfigError};
+use super::error::{invalid, ConfigError};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

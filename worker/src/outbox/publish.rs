@@ -8,7 +8,8 @@ use lapin::types::{AMQPValue, FieldTable, LongString, ShortString};
 use lapin::BasicProperties;
 use tracing::Instrument;
 
-use super::{Pending, MARK_INTERVAL};
+use super::committed::Pending;
+use super::table::MARK_INTERVAL;
 use crate::amqp::publisher::{PublishError, Publisher};
 use crate::context::Context;
 use crate::ops::trace::TraceContext;

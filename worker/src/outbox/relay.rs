@@ -160,7 +160,7 @@ async fn relay_loop(
         if let Some(retention) = ctx.settings.outbox.retention {
             if last_prune.is_none_or(|t| t.elapsed() >= PRUNE_INTERVAL) {
                 last_prune = Some(Instant::now());
-                match super::prune(&ctx.pool, retention).await {
+                match super::table::prune(&ctx.pool, retention).await {
                     Ok(0) => {}
                     Ok(n) => tracing::info!(deleted = n, "pruned published outbox rows"),
                     Err(e) => tracing::warn!(error = %e, "could not prune the outbox"),

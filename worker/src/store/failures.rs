@@ -93,7 +93,7 @@ pub async fn record_failure(pool: &PgPool, f: &FailureRecord) -> Result<(), sqlx
         occurred_at: crate::clock::now_rfc3339(),
     };
     let payload = serde_json::to_string(&event).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
-    crate::outbox::enqueue(
+    crate::outbox::table::enqueue(
         &mut tx,
         f.tenant_id.as_deref(),
         event_id,
@@ -101,7 +101,7 @@ pub async fn record_failure(pool: &PgPool, f: &FailureRecord) -> Result<(), sqlx
         FAILED_ROUTING_KEY,
         &payload,
         &f.event_headers,
-        crate::outbox::Publisher::Scan,
+        crate::outbox::table::Publisher::Scan,
     )
     .await?;
     tx.commit().await

@@ -10,13 +10,14 @@ use std::sync::Arc;
 use crate::chunk::build::{build_chunks, document_title, BuildContext};
 use crate::chunk::granular::assign_granularities;
 use crate::chunk::record::Chunk;
-use crate::chunk::span::{trim_range, HeadingTrail};
+use crate::chunk::trail::{trim_range, HeadingTrail};
 use crate::chunk::unit::plain_piece;
 use crate::error::ChunkError;
-use crate::normalize::front_matter_len;
+use crate::markdown::parse::front_matter_len;
 use crate::sentence::sentence_spans;
 use crate::strategy::params::{ParamError, Params, MAX_HARD_MAX};
-use crate::strategy::{ChunkInput, Chunker, Limits, Rules, Strategy};
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 
 /// The head of the document as one chunk.
 #[derive(Debug, Clone, Copy, Default)]

@@ -23,10 +23,11 @@ use crate::chunk::record::Chunk;
 use crate::chunk::span::chunks_from_spans;
 use crate::error::ChunkError;
 use crate::markdown::{Block, BlockKind};
-use crate::normalize::front_matter_len;
+use crate::markdown::parse::front_matter_len;
 use crate::strategy::params::{ParamError, Params};
 use crate::strategy::recursive::{RecursiveParams, Separators, Splitter, RECURSIVE_KEYS};
-use crate::strategy::{ChunkInput, Chunker, Limits, Rules, Strategy};
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 
 /// Sections at chosen heading levels, each split recursively.
 #[derive(Debug, Clone, Copy, Default)]

@@ -10,62 +10,11 @@
 use std::collections::VecDeque;
 use std::ops::Range;
 
-use regex::Regex;
 
-use super::{KeepSeparator, RecursiveParams, SENTENCE_SEPARATOR};
+use super::params::{KeepSeparator, RecursiveParams, Separator, Separators};
 use crate::sentence::sentence_spans;
 use crate::tokens::{DocumentTokens, TokenCounter};
 
-/// One compiled separator.
-#[derive(Debug, Clone)]
-enum Separator {
-    /// `""`: split into characters.
-    Chars,
-    /// [`SENTENCE_SEPARATOR`]: split into sentences (the engine's sentence
-    /// segmenter; each keeps its end punctuation and trailing whitespace).
-    Sentences,
-    /// A literal string.
-    Literal(String),
-    /// A regular expression.
-    Pattern(Regex),
-}
-
-/// The compiled separators of a profile, with their token lengths (used
-/// when `keep_separator = false`, as LangChain measures the joiner).
-#[derive(Debug, Clone)]
-pub(crate) struct Separators {
-    list: Vec<Separator>,
-    /// The separator strings as given (the joiner's length is measured on
-    /// the string, as LangChain does).
-    raw: Vec<String>,
-}
-
-impl Separators {
-    /// Compiles the profile's separators; a bad pattern names itself.
-    pub fn compile(params: &RecursiveParams) -> Result<Self, String> {
-        let list = params
-            .separators
-            .iter()
-            .map(|s| {
-                if s.is_empty() {
-                    Ok(Separator::Chars)
-                } else if s == SENTENCE_SEPARATOR {
-                    Ok(Separator::Sentences)
-                } else if params.separators_regex {
-                    Regex::new(s).map(Separator::Pattern).map_err(|e| {
-                        format!("holds {s:?}, which is not a valid regular expression: {e}")
-                    })
-                } else {
-                    Ok(Separator::Literal(s.clone()))
-                }
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(Self {
-            list,
-            raw: params.separators.clone(),
-        })
-    }
-}
 
 /// Splits one document's text.
 #[derive(Debug)]

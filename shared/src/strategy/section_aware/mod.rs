@@ -23,14 +23,15 @@ use crate::chunk::build::{build_chunks, document_title, BuildContext};
 use crate::chunk::granular::assign_granularities;
 use crate::chunk::piece::Piece;
 use crate::chunk::record::Chunk;
-use crate::chunk::span::HeadingTrail;
+use crate::chunk::trail::HeadingTrail;
 use crate::chunk::split::Splitter;
 use crate::chunk::unit::{plain_piece, unit_pieces, SplitCounts};
 use crate::error::ChunkError;
 use crate::markdown::{Block, BlockKind};
-use crate::normalize::front_matter_len;
+use crate::markdown::parse::front_matter_len;
 use crate::strategy::params::{ParamError, Params, MAX_HARD_MAX, TARGET_TOKENS};
-use crate::strategy::{ChunkInput, Chunker, Limits, Rules, Strategy};
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 
 /// Sections of a top level, packed by whole blocks.
 #[derive(Debug, Clone, Copy, Default)]

@@ -33,7 +33,8 @@ use crate::chunk::topic::{
 use crate::embed::Embedder;
 use crate::error::ChunkError;
 use crate::strategy::params::{ParamError, Params, TARGET_TOKENS};
-use crate::strategy::{ChunkInput, Chunker, Limits, Rules, Strategy};
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 
 /// Topic boundaries from sentence-embedding coherence.
 #[derive(Debug, Clone, Copy, Default)]

@@ -23,7 +23,8 @@ use crate::embed::cosine;
 use crate::error::ChunkError;
 use crate::strategy::params::{ParamError, Params};
 use crate::strategy::semantic::{parse_sizes, sizes_limits, sizes_table, unit_vectors};
-use crate::strategy::{ChunkInput, Chunker, Limits, Rules, Strategy};
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 
 /// Sentence clusters by dynamic programming over embedding similarity.
 #[derive(Debug, Clone, Copy, Default)]

@@ -19,16 +19,18 @@ use std::sync::Arc;
 use crate::chunk::build::{build_chunks, document_title, BuildContext};
 use crate::chunk::granular::assign_granularities;
 use crate::chunk::record::{Chunk, Granularity};
-use crate::chunk::span::{fit_pieces, spans_to_pieces, HeadingTrail};
+use crate::chunk::span::{fit_pieces, spans_to_pieces};
+use crate::chunk::trail::HeadingTrail;
 use crate::chunk::split::Splitter;
 use crate::chunk::unit::{unit_pieces, SplitCounts};
 use crate::error::ChunkError;
 use crate::markdown::BlockKind;
-use crate::normalize::front_matter_len;
+use crate::markdown::parse::front_matter_len;
 use crate::sentence::sentence_spans;
 use crate::strategy::params::{ParamError, Params, MAX_HARD_MAX, OVERLAP_RATIO};
 use crate::strategy::token::windows_snapped;
-use crate::strategy::{ChunkInput, Chunker, Limits, PrefixRule, Rules, Strategy};
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, PrefixRule, Rules};
 use crate::tokens::DocumentTokens;
 
 /// Sliding token windows ending at sentences where they can.

@@ -11,7 +11,7 @@
 
 use crate::chunk::piece::{Piece, Prefix};
 use crate::sentence::sentence_spans;
-use crate::strategy::structural::{Overlap, StructuralParams};
+use super::params::{Overlap, StructuralParams};
 use crate::tokens::DocumentTokens;
 
 /// Adds overlap prefixes to `pieces` in place.

@@ -28,7 +28,7 @@ use crate::chunk::record::ChunkType;
 use crate::chunk::split::Splitter;
 use crate::chunk::unit::cover;
 use crate::markdown::{Block, BlockKind};
-use crate::strategy::structural::StructuralParams;
+use super::params::StructuralParams;
 use crate::tokens::DocumentTokens;
 
 /// Plans the chunks of a document.

@@ -33,14 +33,15 @@ use crate::chunk::build::{build_chunks, document_title, BuildContext};
 use crate::chunk::granular::assign_granularities;
 use crate::chunk::piece::{Piece, Prefix};
 use crate::chunk::record::{Chunk, ChunkType, Granularity};
-use crate::chunk::span::HeadingTrail;
+use crate::chunk::trail::HeadingTrail;
 use crate::chunk::split::Splitter;
 use crate::chunk::unit::{unit_pieces, SplitCounts};
 use crate::error::ChunkError;
 use crate::markdown::{Block, BlockKind};
 use crate::strategy::params::{ParamError, Params, MAX_HARD_MAX, TARGET_TOKENS};
 use crate::strategy::structural::{Overlap, StructuralChunker, StructuralParams};
-use crate::strategy::{ChunkInput, Chunker, Limits, Rules, Strategy};
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 use crate::tokens::TokenCounter;
 
 /// Tables by rows, row groups or summaries.

@@ -16,9 +16,10 @@ use std::sync::Arc;
 use crate::chunk::record::Chunk;
 use crate::chunk::span::chunks_from_spans;
 use crate::error::ChunkError;
-use crate::normalize::front_matter_len;
+use crate::markdown::parse::front_matter_len;
 use crate::strategy::params::{ParamError, Params, TARGET_TOKENS};
-use crate::strategy::{ChunkInput, Chunker, Limits, Rules, Strategy};
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 use crate::tokens::DocumentTokens;
 
 /// Fixed token windows.

@@ -18,7 +18,7 @@ use std::time::Duration;
 use lapin::types::{AMQPValue, FieldTable};
 use lapin::{Channel, Connection, ErrorKind};
 
-use super::{declare_error, durable_queue, long_str, short, Topology, TopologyError};
+use super::names::{declare_error, durable_queue, long_str, short, Topology, TopologyError};
 
 /// AMQP's PRECONDITION_FAILED: a declaration that does not match the
 /// existing queue, or an argument the broker does not accept.

@@ -9,8 +9,8 @@ use evaluation::dataset::Dataset;
 use evaluation::{Config, Leaderboard, System};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::outcome::{deliver, OfflineError, Progress, Summary};
 use super::vectors::StoredVectors;
-use super::{deliver, OfflineError, Progress, Summary};
 use crate::cli::{EvalArgs, EvalText};
 
 /// The datasets used when none is named: the repository's.

@@ -16,12 +16,14 @@ use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::JoinHandle;
 
 use shared::export::{
-    document_parts, file_name, granularity_folder, seed002_files, DocumentParts, FileOptions,
+    document_parts, file_name, granularity_folder, per_chunk_files, DocumentParts, FileOptions,
 };
 use shared::Granularity;
 use shared::{ChunkError, ChunkedDocument, DocumentMeta, Profile};
 
-use super::{file_stem, Input, OfflineError};
+use super::inputs::Input;
+use super::outcome::OfflineError;
+use super::setup::file_stem;
 use crate::cli::DocNameArg;
 
 /// Where and how a run writes its files. The chunking thread builds each
@@ -271,7 +273,7 @@ impl Target {
             file_path: &job.file_path,
             timestamps: job.timestamps.clone(),
         };
-        let files = seed002_files(&job.doc, &job.parts, &opts);
+        let files = per_chunk_files(&job.doc, &job.parts, &opts);
         let primary = job.parts.primary();
         // Each granularity's folder below `chunks/` (none for the primary
         // one), and how many files it gets.

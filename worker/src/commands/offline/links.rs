@@ -10,10 +10,9 @@ use shared::links::{extract_links, Classifier, Link, LinkConfig};
 use shared::Engine;
 use shared::ErrorCode;
 
-use super::{
-    check_inputs, collect_inputs, deliver, document_meta, engine_and_profile, read_metadata,
-    with_metadata, Delivery, FileFailure, OfflineError, Summary,
-};
+use super::inputs::collect_inputs;
+use super::outcome::{deliver, read_markdown, Delivery, FileFailure, OfflineError, Summary};
+use super::setup::{check_inputs, document_meta, engine_and_profile, read_metadata, with_metadata};
 use crate::cli::LinksArgs;
 
 /// One output line: the link plus the ids of its document and chunk.
@@ -98,7 +97,7 @@ fn links_of_file(
     file: &FileJob<'_>,
 ) -> Result<Vec<u8>, FileFailure> {
     let path = file.path;
-    let source = super::read_markdown(path)?;
+    let source = read_markdown(path)?;
     let mut meta = document_meta(&args.chunk, path, &source.markdown);
     meta.source_url = args.source_url.clone();
     if let Some(m) = file.metadata {

@@ -7,7 +7,8 @@ use std::io::Write;
 use shared::profile::DEFAULT_PROFILE;
 use shared::{Engine, Profile};
 
-use super::{deliver, engine_for, OfflineError, Summary};
+use super::outcome::{deliver, OfflineError, Summary};
+use super::setup::engine_for;
 use crate::cli::{ProfilesAction, ProfilesArgs};
 
 /// Runs the subcommand: a listing, one profile's TOML, or a check report.

@@ -23,8 +23,9 @@ use std::path::Path;
 use shared::profile::DEFAULT_PROFILE;
 use shared::{DocumentMeta, Engine, ErrorCode};
 
-use super::{collect_inputs, default_meta, engine_for, FileFailure, OfflineError};
-use super::{Input, Summary};
+use super::inputs::{collect_inputs, Input};
+use super::outcome::{read_markdown, FileFailure, OfflineError, Summary};
+use super::setup::{default_meta, engine_for};
 use crate::cli::{ReportArgs, DEFAULT_TENANT};
 use model::{FileReport, ProfileInfo};
 
@@ -148,7 +149,7 @@ fn report_file(
     if let Some(e) = &input.listing_error {
         return (None, vec![unavailable(e.to_string())]);
     }
-    let source = match super::read_markdown(path) {
+    let source = match read_markdown(path) {
         Ok(source) => source,
         Err(e) => return (None, vec![e]),
     };

@@ -17,46 +17,7 @@ use crate::ops::trace::TraceContext;
 use crate::pipeline::handler::{self, Failure, HandlerError, MessageIds, Outcome, Precheck};
 
 use super::settle::Settler;
-use super::{SessionIo, DELIVERY_COUNT_HEADER};
-
-/// What is known about a delivery before it is handled.
-pub(super) struct MessageInfo {
-    /// Ids read leniently from the body.
-    pub(super) ids: MessageIds,
-    /// Deliveries so far, this one included.
-    pub(super) attempts: u32,
-    /// Headers for the events it causes (the continued trace context).
-    pub(super) event_headers: serde_json::Value,
-    /// Whether the handler checks for its stored version first.
-    pub(super) precheck: Precheck,
-    /// The profile the settings choose for it (for the audit line).
-    pub(super) profile: String,
-    /// The strategy and granularity of that profile (metric labels).
-    pub(super) strategy: StrategyLabels,
-}
-
-/// How a delivery ends.
-pub(super) enum Settlement {
-    Done(Outcome),
-    Failed(Failure),
-    /// Shutdown while waiting on a transient fault.
-    Park,
-    /// The channel died: the broker will redeliver.
-    Abandon,
-}
-
-impl Settlement {
-    /// The `outcome` field of the summary log line.
-    pub(super) fn label(&self) -> &'static str {
-        match self {
-            Settlement::Done(Outcome::Stored { .. }) => "stored",
-            Settlement::Done(Outcome::Duplicate) => "duplicate",
-            Settlement::Failed(_) => "failed",
-            Settlement::Park => "parked",
-            Settlement::Abandon => "abandoned",
-        }
-    }
-}
+use super::settlement::{MessageInfo, SessionIo, Settlement, DELIVERY_COUNT_HEADER};
 
 pub(super) async fn process(
     ctx: &Context,

@@ -22,6 +22,7 @@
 mod acks;
 mod delivery;
 mod settle;
+mod settlement;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,24 +48,11 @@ use crate::ops::metrics::QueueKind;
 
 use acks::Acker;
 use delivery::process;
-
-/// What every delivery of one consume session is settled with.
-#[derive(Clone)]
-struct SessionIo {
-    /// Confirmed publishing (dead-letter exchange, retry queue).
-    publisher: Publisher,
-    /// The consume channel.
-    channel: Channel,
-    /// The channel's acks, coalesced.
-    acker: Acker,
-}
+use settlement::SessionIo;
 
 /// After the consumer is cancelled, how long to wait for another buffered
 /// delivery before concluding there is none.
 const DRAIN_IDLE: Duration = Duration::from_millis(250);
-
-/// Header the broker sets on redeliveries from quorum queues.
-const DELIVERY_COUNT_HEADER: &str = "x-delivery-count";
 
 /// A session that consumed this long starts the reconnect back-off over.
 const HEALTHY_SESSION: Duration = Duration::from_secs(60);

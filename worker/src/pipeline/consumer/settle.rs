@@ -22,8 +22,7 @@ use crate::store::failures::{self, FailureRecord};
 use crate::store::is_transient;
 
 use super::acks::Acker;
-use super::delivery::{MessageInfo, Settlement};
-use super::DELIVERY_COUNT_HEADER;
+use super::settlement::{MessageInfo, Settlement, DELIVERY_COUNT_HEADER};
 
 /// What settling a delivery needs, held once per consume session: each way
 /// a delivery can end (ack, park, dead-letter) is a method.

@@ -10,7 +10,7 @@ use shared::contract::{
 use shared::{Chunk, DocumentMeta};
 use uuid::Uuid;
 
-use super::NewVersion;
+use super::types::NewVersion;
 
 /// Namespace of the deterministic (v5) event ids.
 pub const EVENT_NAMESPACE: Uuid = Uuid::from_u128(0x6a4f_0f3e_8c1d_4b7a_9e52_3d0c_7b1e_a9f4);
@@ -34,8 +34,8 @@ pub fn handed_over(
     event_id: Uuid,
     payload: String,
     v: &NewVersion<'_>,
-) -> crate::outbox::Pending {
-    crate::outbox::Pending {
+) -> crate::outbox::committed::Pending {
+    crate::outbox::committed::Pending {
         id,
         event_id,
         exchange: EVENTS_EXCHANGE.to_owned(),

@@ -34,7 +34,7 @@ use crate::store::links::{insert_links_sql, DocumentKeys, LinkArrays, VersionKey
 
 use super::chunks::{self, ChunkArrays};
 use super::event::{self, completed_event_id, EVENTS_EXCHANGE};
-use super::{NewVersion, StoreError, StoreOutcome};
+use super::types::{NewVersion, StoreError, StoreOutcome};
 
 /// Per-document arrays before the chunk arrays: the document (1-8), the
 /// version (9-19), the event (20, 23, 24); 21 and 22 are the exchange and
@@ -128,7 +128,7 @@ static SQL: LazyLock<String> = LazyLock::new(|| {
             "WHERE (u.tenant_id, u.source_document_id, u.source_version_id) IN \
              (SELECT tenant_id, document_id, source_version_id FROM doc)"
         ),
-        leased_until = crate::outbox::leased_until(),
+        leased_until = crate::outbox::table::leased_until(),
     )
 });
 

@@ -37,7 +37,8 @@ use crate::store::links::DocumentKeys;
 
 use super::first::{store_first_versions, FirstVersion};
 use super::turns::{take_turns, Turn};
-use super::{store_in_transaction, NewVersion, StoreError, StoreOutcome};
+use super::types::{NewVersion, StoreError, StoreOutcome};
+use super::write::store_in_transaction;
 
 /// A version with everything it stores, owned, so that another handler's
 /// statement can write it.

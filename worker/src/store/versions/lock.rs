@@ -5,7 +5,8 @@ use time::OffsetDateTime;
 
 use crate::store::links::DocumentKeys;
 
-use super::{row, NewVersion};
+use super::row;
+use super::types::NewVersion;
 
 /// The current version of a locked document.
 #[derive(Debug)]

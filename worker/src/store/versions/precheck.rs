@@ -29,7 +29,7 @@ use sqlx::{PgPool, Row};
 use tokio::sync::{oneshot, Notify};
 
 use super::turns::{take_turns, Turn};
-use super::{Existing, NewVersionKey};
+use super::types::{Existing, NewVersionKey};
 
 /// Most keys one query checks.
 pub const MAX_BATCH: usize = 64;

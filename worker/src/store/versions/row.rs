@@ -9,7 +9,7 @@ use sqlx::Postgres;
 
 use crate::store::links::DocumentKeys;
 
-use super::NewVersion;
+use super::types::NewVersion;
 
 type PgQuery<'q> = Query<'q, Postgres, PgArguments>;
 

@@ -1,202 +1,21 @@
-//! Offline commands: chunk and normalize files with no servers.
-//!
-//! Every command is a function of its parsed arguments and the streams it
-//! writes to (`impl Write` for stdout and stderr), so tests drive them with
-//! byte buffers. The binary passes a locked, buffered stdout and stderr, and
-//! maps the returned [`Summary`] or [`OfflineError`] to an exit status.
-//!
-//! Per-file failures never stop a run: each becomes one
-//! `CHUNKING_FAILED <CODE>: <path>: <what and where>` line on stderr, and the
-//! file contributes nothing to stdout (its output is assembled in memory and
-//! written only once it chunked completely). A closed stdout (`| head`) ends
-//! a run early but quietly: the reader has all it wanted.
+//! `chunk-worker chunk` and `chunk-worker normalize`.
 
-pub mod eval;
-mod files;
-mod inputs;
-pub mod links;
-pub mod profiles;
-pub mod report;
-mod vectors;
-
-use std::fmt;
-use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::mpsc::sync_channel;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use sha2::{Digest, Sha256};
 use shared::normalize::normalize;
 use shared::Engine;
-use shared::{Chunk, ChunkError, ChunkedDocument, DocumentMeta, ErrorCode};
+use shared::{Chunk, ChunkedDocument, DocumentMeta};
 
-use crate::cli::{exit, ChunkArgs, ChunkFormat, NormalizeArgs, ProfileSelectArgs};
+use crate::cli::{ChunkArgs, ChunkFormat, NormalizeArgs};
 
-pub use inputs::{collect_inputs, Input};
-pub use links::links;
-
-/// How a command that ran to its end went.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Summary {
-    /// Inputs processed successfully.
-    pub succeeded: usize,
-    /// Inputs that failed (one `CHUNKING_FAILED` line each).
-    pub failed: usize,
-}
-
-impl Summary {
-    /// The documented exit status: 0 if nothing failed, 1 otherwise.
-    pub fn exit_code(self) -> u8 {
-        if self.failed == 0 {
-            exit::SUCCESS
-        } else {
-            exit::FAILED
-        }
-    }
-}
-
-/// Why an offline command stopped early.
-#[derive(Debug, thiserror::Error)]
-pub enum OfflineError {
-    /// A usage error found after parsing (unknown profile, no input files,
-    /// a per-document flag with several files): exit status 2.
-    #[error("{0}")]
-    Usage(String),
-    /// Writing stdout failed (other than by its reader closing it).
-    #[error("cannot write to stdout")]
-    Output(#[source] io::Error),
-    /// The built-in chunking engine is inconsistent (a bug): exit status 1.
-    #[error("cannot set up the chunking engine")]
-    Engine(#[source] ChunkError),
-    /// Writing an output file (`--format files`, a report) failed (a full
-    /// disk, no permission): exit status 1; files already in place stay.
-    #[error("cannot write {}", .0.display())]
-    Files(std::path::PathBuf, #[source] io::Error),
-}
-
-impl OfflineError {
-    /// The documented exit status for this error.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            Self::Usage(_) => exit::USAGE,
-            Self::Output(_) | Self::Engine(_) | Self::Files(..) => exit::FAILED,
-        }
-    }
-}
-
-/// What became of a write to stdout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Delivery {
-    /// Written (or buffered).
-    Written,
-    /// The reader closed the pipe: stop writing, successfully.
-    ReaderGone,
-}
-
-/// Sorts the result of a write to stdout: a closed pipe is not an error.
-fn deliver(result: io::Result<()>) -> Result<Delivery, OfflineError> {
-    match result {
-        Ok(()) => Ok(Delivery::Written),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(Delivery::ReaderGone),
-        Err(e) => Err(OfflineError::Output(e)),
-    }
-}
-
-/// Whether `chunk` may draw a progress bar on the process's stderr.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Progress {
-    /// Never draw one (stderr is not a terminal, or a test).
-    Hidden,
-    /// Draw one on stderr when there is more than one file.
-    Stderr,
-}
-
-/// One input that could not be processed; displays as its `CHUNKING_FAILED` line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileFailure {
-    /// The error code (docs/contract.md#error-codes).
-    pub code: ErrorCode,
-    /// The path as given or found.
-    pub path: String,
-    /// What went wrong and where (e.g. the byte offset of bad UTF-8).
-    pub detail: String,
-}
-
-/// Reads one input as Markdown: the file's bytes, or for an `.html` /
-/// `.htm` file the page converted to Markdown (the LangChain-style factory specification; that Markdown is
-/// the document offsets refer to), with its `<title>` and a note of what the
-/// conversion left out (scripts, styles, navigation, comments, ...).
-pub(crate) fn read_markdown(path: &Path) -> Result<Source, FileFailure> {
-    let bytes = fs::read(path).map_err(|e| FileFailure::source_unavailable(path, &e))?;
-    if !shared::html::is_html_name(&path.to_string_lossy()) {
-        return Ok(Source {
-            markdown: bytes,
-            title: None,
-            note: None,
-        });
-    }
-    let page = shared::html::to_markdown(&bytes).map_err(|e| FileFailure::chunking(path, &e))?;
-    let left_out = page.dropped_summary();
-    Ok(Source {
-        markdown: page.markdown.into_bytes(),
-        title: page.title,
-        note: (!left_out.is_empty()).then(|| {
-            format!(
-                "note: {}: converted from HTML; left out: {left_out}",
-                path.display()
-            )
-        }),
-    })
-}
-
-/// One input read as Markdown ([`read_markdown`]).
-#[derive(Debug)]
-pub(crate) struct Source {
-    /// The Markdown (for HTML, the converted page).
-    pub markdown: Vec<u8>,
-    /// An HTML page's `<title>`.
-    pub title: Option<String>,
-    /// What an HTML conversion left out, for stderr.
-    pub note: Option<String>,
-}
-
-impl Source {
-    /// `meta.title` from the page's `<title>` when none was given.
-    pub fn title_into(&self, meta: &mut DocumentMeta) {
-        if meta.title.is_none() {
-            meta.title.clone_from(&self.title);
-        }
-    }
-}
-
-impl FileFailure {
-    fn source_unavailable(path: &Path, error: &io::Error) -> Self {
-        Self {
-            code: ErrorCode::SourceUnavailable,
-            path: path.display().to_string(),
-            detail: error.to_string(),
-        }
-    }
-
-    fn chunking(path: &Path, error: &ChunkError) -> Self {
-        Self {
-            code: error.code(),
-            path: path.display().to_string(),
-            detail: error.to_string(),
-        }
-    }
-}
-
-impl fmt::Display for FileFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "CHUNKING_FAILED {}: {}: {}",
-            self.code, self.path, self.detail
-        )
-    }
-}
+use super::inputs::{collect_inputs, Input};
+use super::outcome::{
+    deliver, read_markdown, Delivery, FileFailure, OfflineError, Progress, Source, Summary,
+};
+use super::setup::{check_inputs, document_meta, engine_and_profile, read_metadata, with_metadata};
 
 /// `chunk-worker chunk`: writes the chunks of every input file as JSONL to
 /// `stdout`, files in input order, chunks in ordinal order.
@@ -216,9 +35,9 @@ pub fn chunk(
     let mut files_out =
         match (args.format, &args.out) {
             (ChunkFormat::Files, Some(out)) => {
-                let names = files::doc_names(&inputs, &args.paths, args.doc_name)?;
+                let names = super::files::doc_names(&inputs, &args.paths, args.doc_name)?;
                 Some((
-                    files::FilesOut::new(out, &args.content_type, args.timestamps)?,
+                    super::files::FilesOut::new(out, &args.content_type, args.timestamps)?,
                     names,
                 ))
             }
@@ -263,7 +82,7 @@ pub fn chunk(
             });
             let result = match (result, &mut files_out) {
                 (Ok(done), Some((out, names))) => {
-                    let run = files::DocumentRun {
+                    let run = super::files::DocumentRun {
                         path: &input.path,
                         doc_name: &names[i],
                         markdown: &done.markdown,
@@ -363,94 +182,6 @@ pub fn normalize_file(
     }
 }
 
-/// The engine with the built-in profiles plus `--profile-file`s, and the
-/// embedding model when a profile in `used` needs it; a bad file or a
-/// missing model is a usage error naming it.
-pub fn engine_for(select: &ProfileSelectArgs, used: &[&str]) -> Result<Engine, OfflineError> {
-    crate::profiles::load_engine(
-        None,
-        &select.profile_files,
-        select.experimental,
-        &select.semantic_settings(),
-        used,
-    )
-    .map_err(OfflineError::Usage)
-}
-
-/// The engine and the profile `chunk` (and `links`) use: `--profile`, else
-/// the last `--profile-file`'s profile, else the default; checked before any
-/// input is read.
-pub fn engine_and_profile(args: &ChunkArgs) -> Result<(Engine, String), OfflineError> {
-    let name = match (&args.profile, args.select.profile_files.last()) {
-        (Some(name), _) => name.clone(),
-        (None, Some(file)) => fs::read_to_string(file)
-            .ok()
-            .and_then(|src| crate::profiles::profile_name_in(&src))
-            .unwrap_or_else(|| shared::profile::DEFAULT_PROFILE.to_owned()),
-        (None, None) => shared::profile::DEFAULT_PROFILE.to_owned(),
-    };
-    let mut engine = engine_for(&args.select, &[&name])?;
-    if let Some(mode) = args.breadcrumb_mode {
-        engine.set_breadcrumb_mode(mode.mode());
-    }
-    engine
-        .profile(Some(&name))
-        .map_err(|e| OfflineError::Usage(e.to_string()))?;
-    Ok((engine, name))
-}
-
-/// `--metadata FILE.json`: a JSON object, else a usage error naming the file.
-pub(crate) fn read_metadata(args: &ChunkArgs) -> Result<Option<serde_json::Value>, OfflineError> {
-    let Some(path) = &args.metadata else {
-        return Ok(None);
-    };
-    let shown = path.display();
-    let bytes = fs::read(path)
-        .map_err(|e| OfflineError::Usage(format!("cannot read --metadata {shown}: {e}")))?;
-    let value: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| OfflineError::Usage(format!("--metadata {shown} is not valid JSON: {e}")))?;
-    if !value.is_object() {
-        return Err(OfflineError::Usage(format!(
-            "--metadata {shown} must hold a JSON object"
-        )));
-    }
-    Ok(Some(value))
-}
-
-/// The usage checks that need the input list: something to do, and the
-/// per-document flags only with a single document.
-fn check_inputs(args: &ChunkArgs, inputs: &[Input]) -> Result<(), OfflineError> {
-    if inputs.is_empty() {
-        let given: Vec<_> = args.paths.iter().map(|p| p.display().to_string()).collect();
-        return Err(OfflineError::Usage(format!(
-            "no input files found: no *.md files under {}",
-            given.join(", ")
-        )));
-    }
-    if inputs.len() > 1 {
-        let per_document = [
-            ("--document-id", args.document_id.is_some()),
-            ("--source-version", args.source_version.is_some()),
-            ("--title", args.title.is_some()),
-            ("--metadata", args.metadata.is_some()),
-        ];
-        let used: Vec<_> = per_document
-            .iter()
-            .filter(|(_, set)| *set)
-            .map(|(flag, _)| *flag)
-            .collect();
-        if !used.is_empty() {
-            return Err(OfflineError::Usage(format!(
-                "{} can only be used with a single input file, but {} were given or found \
-                 (without it, each file gets its own default)",
-                used.join(" and "),
-                inputs.len()
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// One file, read and chunked.
 #[derive(Debug)]
 struct Chunked {
@@ -517,67 +248,6 @@ fn write_jsonl(out: &mut impl Write, chunks: &[Chunk]) -> io::Result<()> {
     Ok(())
 }
 
-/// The metadata of one file: the flags where given, else the per-file
-/// defaults documented in `chunk --help`. Without `--title` the engine
-/// takes the first H1, else the file name (`file_path`), as the title.
-pub fn document_meta(args: &ChunkArgs, path: &Path, markdown: &[u8]) -> DocumentMeta {
-    let mut meta = default_meta(&args.tenant, path, markdown);
-    if let Some(id) = &args.document_id {
-        meta.document_id = id.clone();
-    }
-    if let Some(v) = &args.source_version {
-        meta.source_version_id = v.clone();
-    }
-    meta.title = args.title.clone();
-    meta
-}
-
-/// The per-file defaults: document id = the file name without its
-/// extension, source version from the bytes, the path as given.
-pub(crate) fn default_meta(tenant: &str, path: &Path, markdown: &[u8]) -> DocumentMeta {
-    DocumentMeta {
-        tenant_id: tenant.to_owned(),
-        document_id: file_stem(path),
-        source_version_id: default_source_version(markdown),
-        title: None,
-        source_url: None,
-        file_path: Some(path.display().to_string()),
-        metadata: None,
-    }
-}
-
-/// Applies a metadata object as the worker applies a message's: carried onto
-/// every chunk; its title and source URL used where no flag gave one.
-pub fn with_metadata(meta: &mut DocumentMeta, metadata: &serde_json::Value) {
-    let text = |key: &str| {
-        metadata
-            .get(key)
-            .and_then(|v| v.as_str())
-            .map(str::to_owned)
-    };
-    if meta.title.is_none() {
-        meta.title = text("title");
-    }
-    if meta.source_url.is_none() {
-        meta.source_url = text("source_url");
-    }
-    meta.metadata = DocumentMeta::carried_metadata(metadata);
-}
-
-/// `sha256:` + the first 16 hex digits of the sha256 of the file's bytes:
-/// changes whenever the content does, and is the same on every machine.
-pub fn default_source_version(markdown: &[u8]) -> String {
-    let digest = hex::encode(Sha256::digest(markdown));
-    format!("sha256:{}", &digest[..16])
-}
-
-/// The file name without its last extension (`docs/intro.md` -> `intro`).
-fn file_stem(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
-}
-
 /// A bar on stderr only when asked for and there is more than one file: a
 /// single file finishes before a bar would tell anything.
 fn progress_bar(progress: Progress, files: usize) -> ProgressBar {
@@ -597,6 +267,8 @@ mod tests {
 
     use super::*;
     use crate::cli::DEFAULT_TENANT;
+    use crate::cli::{exit, ProfileSelectArgs};
+    use crate::commands::offline::setup::default_source_version;
 
     fn args(paths: &[&str]) -> ChunkArgs {
         ChunkArgs {

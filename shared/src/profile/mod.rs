@@ -3,16 +3,17 @@
 //!
 //! A profile has common keys (name, description, strategy, tokenizer,
 //! granularity, id formula, breadcrumb mode) and a `[params]` table that the
-//! named strategy parses and validates itself ([`crate::strategy::Strategy`]).
+//! named strategy parses and validates itself ([`crate::strategy::chunker::Strategy`]).
 //! The built-in profiles live beside their strategy
 //! (`strategy/<name>/profiles/*.toml`) and are compiled in; more come from files at run time (the caller reads them: this crate
 //! does no I/O). [`Profile::to_toml`] prints a profile in the same format, with
 //! every parameter spelled out, so a printed profile loads again.
 
 pub mod auxiliary;
+pub mod model;
+pub mod settings;
 pub mod window;
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -20,132 +21,16 @@ use serde::Deserialize;
 use crate::chunk::record::Granularity;
 use crate::error::ChunkError;
 use crate::strategy::params::Params;
-use crate::strategy::{Chunker, Limits, Registry, Rules};
+use crate::strategy::Registry;
 use crate::tokens::TokenizerKind;
 
-pub use auxiliary::{rank, Auxiliary};
+pub use crate::chunk::record::rank;
+pub use model::{Auxiliary, Deprecation, Profile, ProfileOrigin};
+pub use settings::{BreadcrumbMode, IdFormula, Settings};
 pub use window::{EmbedderWindow, WindowTokenizer};
 
 /// The profile used when none is named.
 pub const DEFAULT_PROFILE: &str = "spec-v1";
-
-/// Which stable-id formula a profile uses (docs/contract.md#ids).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum IdFormula {
-    /// Chunking Specification v1: `sha256(tenant|document|version|ordinal|canonical_text)`.
-    Seed000,
-    /// The Russian enterprise specification: `sha256(document:block_start:block_end:char_start:char_end)`.
-    Seed003,
-}
-
-impl IdFormula {
-    /// The TOML spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Seed000 => "seed000",
-            Self::Seed003 => "seed003",
-        }
-    }
-}
-
-/// When `embed_text` gets a breadcrumb prefix (the per-chunk file format `breadcrumbMode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BreadcrumbMode {
-    /// Only where the chunk lacks context (see `chunk::build`).
-    Conditional,
-    /// Always prefix the full breadcrumb.
-    Always,
-    /// Never: `embed_text == chunk_text`.
-    None,
-}
-
-impl BreadcrumbMode {
-    /// The TOML spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Conditional => "conditional",
-            Self::Always => "always",
-            Self::None => "none",
-        }
-    }
-}
-
-/// Where a profile was defined.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ProfileOrigin {
-    /// Compiled into the library.
-    Builtin,
-    /// Loaded from this file (as the caller named it).
-    File(String),
-}
-
-impl ProfileOrigin {
-    /// `built-in` or the file name, for listings and messages.
-    pub fn describe(&self) -> String {
-        match self {
-            Self::Builtin => "built-in".to_owned(),
-            Self::File(f) => format!("file {f}"),
-        }
-    }
-}
-
-/// A validated chunking profile: common settings and the configured strategy.
-#[derive(Debug, Clone)]
-pub struct Profile {
-    /// Name (`spec-v1`).
-    pub name: String,
-    /// One line for listings and error messages.
-    pub description: String,
-    /// Registered strategy that runs it (`structural`).
-    pub strategy: String,
-    /// Tokenizer all budgets are measured in.
-    pub tokenizer: TokenizerKind,
-    /// Granularity of the produced chunks.
-    pub granularity: Granularity,
-    /// Stable-id formula.
-    pub id_formula: IdFormula,
-    /// Breadcrumb policy for `embed_text`.
-    pub breadcrumb: BreadcrumbMode,
-    /// Where it was defined.
-    pub origin: ProfileOrigin,
-    /// The strategy is marked experimental in the registry.
-    pub experimental: bool,
-    /// `strategy:version` (`structural:1.0.0`), recorded on every chunk.
-    pub chunker_version: String,
-    /// The embedder the chunks are made for (`[embedder]`): `embed_text`
-    /// fits its window and records carry `embed_token_count`.
-    pub embedder: Option<EmbedderWindow>,
-    /// `deprecated = true` (the Chunking System specification): still usable, but users are told,
-    /// and pointed at `replacement` when one is named.
-    pub deprecation: Option<Deprecation>,
-    /// Auxiliary granularities (`[[auxiliary]]`), run beside the primary
-    /// when `multi_granularity` is on.
-    pub auxiliaries: Vec<Auxiliary>,
-    /// `multi_granularity` (default true): false runs the primary alone,
-    /// exactly as a profile without auxiliaries.
-    pub multi_granularity: bool,
-    /// `strategy:version` of the primary alone.
-    primary_version: String,
-    /// The granularity whose ids are not namespaced: the profile's own, or
-    /// for an auxiliary's sub-profile the main profile's.
-    pub(crate) id_primary: Granularity,
-    chunker: Arc<dyn Chunker>,
-}
-
-/// A deprecated profile's successor.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Deprecation {
-    /// The profile to use instead (`replacement = "..."`), if any.
-    pub replacement: Option<String>,
-}
-
-impl PartialEq for Profile {
-    fn eq(&self, other: &Self) -> bool {
-        self.to_toml() == other.to_toml()
-    }
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -183,7 +68,7 @@ fn default_granularity() -> Granularity {
     Granularity::Section
 }
 fn default_id_formula() -> IdFormula {
-    IdFormula::Seed000
+    IdFormula::Text
 }
 fn default_breadcrumb() -> BreadcrumbMode {
     BreadcrumbMode::Conditional
@@ -281,17 +166,21 @@ impl Profile {
             .map_err(|e| invalid(&raw.name, e.0))?;
         let version = format!("{}:{}", strategy.name(), strategy.version());
         let mut profile = Self {
-            name: raw.name,
+            settings: Settings {
+                name: raw.name,
+                strategy: raw.strategy,
+                tokenizer,
+                granularity: raw.granularity,
+                id_formula: raw.id_formula,
+                breadcrumb: raw.breadcrumb_mode,
+                chunker_version: version.clone(),
+                embedder,
+                limits: chunker.limits(),
+                rules: chunker.rules(),
+            },
             description: raw.description,
-            strategy: raw.strategy,
-            tokenizer,
-            granularity: raw.granularity,
-            id_formula: raw.id_formula,
-            breadcrumb: raw.breadcrumb_mode,
             origin,
             experimental: strategy.experimental(),
-            chunker_version: version.clone(),
-            embedder,
             deprecation,
             auxiliaries: Vec::new(),
             multi_granularity: raw.multi_granularity.unwrap_or(true),
@@ -312,174 +201,6 @@ impl Profile {
         let multi = profile.multi_granularity;
         profile.set_multi_granularity(multi);
         Ok(profile)
-    }
-
-    /// Turns the auxiliaries on or off (the profile's `multi_granularity`,
-    /// or the engine-wide setting): off, the profile is its primary alone,
-    /// `chunker_version` included.
-    pub fn set_multi_granularity(&mut self, on: bool) {
-        self.multi_granularity = on;
-        self.chunker_version = if on && !self.auxiliaries.is_empty() {
-            let mut v = self.primary_version.clone();
-            for a in &self.auxiliaries {
-                v.push('+');
-                v.push_str(&a.profile.primary_version);
-            }
-            v
-        } else {
-            self.primary_version.clone()
-        };
-        let version = self.chunker_version.clone();
-        for a in &mut self.auxiliaries {
-            a.profile.chunker_version.clone_from(&version);
-        }
-    }
-
-    /// Every granularity the profile's chunks may have, coarse to fine: the
-    /// primary's (and what its strategy adds) and the active auxiliaries'.
-    pub fn granularities(&self) -> Vec<Granularity> {
-        let mut out = vec![self.granularity];
-        out.extend_from_slice(self.chunker.extra_granularities());
-        out.extend(
-            self.active_auxiliaries()
-                .iter()
-                .map(|a| a.profile.granularity),
-        );
-        out.sort_by_key(|g| auxiliary::rank(*g));
-        out.dedup();
-        out
-    }
-
-    /// The auxiliaries that run: none when `multi_granularity` is off.
-    pub fn active_auxiliaries(&self) -> &[Auxiliary] {
-        if self.multi_granularity {
-            &self.auxiliaries
-        } else {
-            &[]
-        }
-    }
-
-    /// Whether chunking needs the sentence embedder (the primary's strategy;
-    /// auxiliaries never do).
-    pub fn needs_embedder(&self) -> bool {
-        self.chunker.needs_embedder()
-    }
-
-    /// A profile around an already configured chunker (tests and embedding
-    /// programs that build parameters in code, bypassing the TOML ranges).
-    pub fn with_chunker(
-        name: &str,
-        strategy: &dyn crate::strategy::Strategy,
-        chunker: Arc<dyn Chunker>,
-    ) -> Self {
-        Self {
-            name: name.to_owned(),
-            description: String::new(),
-            strategy: strategy.name().to_owned(),
-            tokenizer: TokenizerKind::Cl100kBase,
-            granularity: Granularity::Section,
-            id_formula: IdFormula::Seed000,
-            breadcrumb: BreadcrumbMode::Conditional,
-            origin: ProfileOrigin::Builtin,
-            experimental: strategy.experimental(),
-            chunker_version: format!("{}:{}", strategy.name(), strategy.version()),
-            embedder: None,
-            deprecation: None,
-            auxiliaries: Vec::new(),
-            multi_granularity: true,
-            primary_version: format!("{}:{}", strategy.name(), strategy.version()),
-            id_primary: Granularity::Section,
-            chunker,
-        }
-    }
-
-    /// The configured strategy.
-    pub fn chunker(&self) -> &dyn Chunker {
-        self.chunker.as_ref()
-    }
-
-    /// Sizes every chunk of this profile keeps.
-    pub fn limits(&self) -> Limits {
-        self.chunker.limits()
-    }
-
-    /// No chunk is ever larger (tokens of `chunk_text`).
-    pub fn hard_max_tokens(&self) -> usize {
-        self.chunker.limits().hard_max_tokens
-    }
-
-    /// The validation rules the strategy declares on top of the universal ones.
-    pub fn rules(&self) -> Rules {
-        self.chunker.rules()
-    }
-
-    /// The profile as TOML, every parameter spelled out; loads again as the
-    /// same profile.
-    pub fn to_toml(&self) -> String {
-        let mut out = String::new();
-        let quote = |s: &str| toml::Value::String(s.to_owned()).to_string();
-        let _ = writeln!(out, "name = {}", quote(&self.name));
-        let _ = writeln!(out, "description = {}", quote(&self.description));
-        let _ = writeln!(out, "strategy = {}", quote(&self.strategy));
-        let _ = writeln!(out, "tokenizer = {}", quote(self.tokenizer.name()));
-        let _ = writeln!(out, "granularity = {}", quote(self.granularity.as_str()));
-        let _ = writeln!(out, "id_formula = {}", quote(self.id_formula.as_str()));
-        let _ = writeln!(out, "breadcrumb_mode = {}", quote(self.breadcrumb.as_str()));
-        if let Some(d) = &self.deprecation {
-            out.push_str("deprecated = true\n");
-            if let Some(r) = &d.replacement {
-                let _ = writeln!(out, "replacement = {}", quote(r));
-            }
-        }
-        if !self.auxiliaries.is_empty() {
-            let _ = writeln!(out, "multi_granularity = {}", self.multi_granularity);
-        }
-        if let Some(e) = &self.embedder {
-            out.push_str("\n[embedder]\n");
-            out.push_str(&e.to_toml());
-        }
-        out.push_str("\n[params]\n");
-        for (k, v) in &self.chunker.params() {
-            let _ = writeln!(out, "{k} = {}", inline_value(v));
-        }
-        for a in &self.auxiliaries {
-            out.push_str(&a.to_toml());
-        }
-        out
-    }
-
-    /// The effective parameters, as `key=value` pairs on one line.
-    pub fn params_line(&self) -> String {
-        self.chunker
-            .params()
-            .iter()
-            .map(|(k, v)| format!("{k}={}", inline_value(v)))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-}
-
-/// A TOML value on one line: strings as basic strings with escapes (a JSON
-/// string is a valid TOML basic string), arrays and tables inline.
-pub(crate) fn inline_value(v: &toml::Value) -> String {
-    match v {
-        toml::Value::String(s) => serde_json::to_string(s).unwrap_or_default(),
-        toml::Value::Array(items) => format!(
-            "[{}]",
-            items
-                .iter()
-                .map(inline_value)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        toml::Value::Table(t) => format!(
-            "{{ {} }}",
-            t.iter()
-                .map(|(k, v)| format!("{k} = {}", inline_value(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        other => other.to_string(),
     }
 }
 
@@ -646,10 +367,26 @@ mod tests {
             ),
             (650, 900, 120)
         );
-        assert_eq!(ent.id_formula, IdFormula::Seed003);
+        assert_eq!(ent.id_formula, IdFormula::Span);
         assert_eq!(set.get("recursive-v1")?.hard_max_tokens(), 1000);
         assert_eq!(set.get("token-v1")?.hard_max_tokens(), 512);
         Ok(())
+    }
+
+    #[test]
+    fn the_id_formulas_first_names_still_load_and_print_as_the_new_ones() {
+        let set = ProfileSet::builtin(&registry()).unwrap();
+        let base = set.get("spec-v1").unwrap().to_toml();
+        assert!(base.contains("id_formula = \"text\""), "{base}");
+        for (old, formula, new) in [
+            ("seed000", IdFormula::Text, "text"),
+            ("seed003", IdFormula::Span, "span"),
+        ] {
+            let src = base.replace("id_formula = \"text\"", &format!("id_formula = \"{old}\""));
+            let p = parse(&src).unwrap();
+            assert_eq!(p.id_formula, formula);
+            assert!(p.to_toml().contains(&format!("id_formula = \"{new}\"")));
+        }
     }
 
     #[test]

@@ -36,7 +36,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -44,168 +43,13 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 use shared::ErrorCode;
 
-/// Buckets of the per-message and per-stage durations, in seconds.
-const DURATION_BUCKETS: [f64; 14] = [
-    0.0025, 0.005, 0.01, 0.02, 0.035, 0.05, 0.075, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0,
-];
+mod labels;
 
-/// Buckets of chunk sizes, in tokens (the profiles' budgets are 350-900).
-const TOKEN_BUCKETS: [f64; 10] = [
-    16.0, 32.0, 64.0, 128.0, 256.0, 384.0, 512.0, 650.0, 900.0, 1200.0,
-];
-
-/// Label of a message that names no valid tenant.
-const UNKNOWN: &str = "unknown";
-/// Label of the tenants beyond `telemetry.max_tenant_labels`.
-const OTHER_TENANT: &str = "other";
-
-/// How a message ended, for `chunking_operations_total{outcome}`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OperationOutcome {
-    /// A new version was stored.
-    Stored,
-    /// The version was already stored.
-    Duplicate,
-    /// Dead-lettered.
-    Failed,
-    /// Parked in the retry queue at shutdown.
-    Parked,
-}
-
-impl OperationOutcome {
-    /// The label value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Stored => "stored",
-            Self::Duplicate => "duplicate",
-            Self::Failed => "failed",
-            Self::Parked => "parked",
-        }
-    }
-
-    fn index(self) -> usize {
-        self as usize
-    }
-}
-
-/// The chunking strategy and granularity a message asked for (through its
-/// profile): `unknown` when it names no valid profile.
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct StrategyLabels {
-    /// Registered strategy (`structural`).
-    pub strategy: String,
-    /// The Chunking System specification granularity (`section`).
-    pub granularity: String,
-}
-
-impl StrategyLabels {
-    /// The labels of `profile`.
-    pub fn of(profile: &shared::Profile) -> Self {
-        Self {
-            strategy: profile.strategy.clone(),
-            granularity: profile.granularity.as_str().to_owned(),
-        }
-    }
-
-    /// The labels of the profile `name` (the default profile when `None`).
-    pub fn for_profile(engine: &shared::Engine, name: Option<&str>) -> Self {
-        match engine.profile(name) {
-            Ok(p) => Self::of(p),
-            Err(_) => Self {
-                strategy: UNKNOWN.to_owned(),
-                granularity: UNKNOWN.to_owned(),
-            },
-        }
-    }
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct OperationLabels {
-    tenant_id: String,
-    strategy: String,
-    granularity: String,
-    outcome: &'static str,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct ErrorLabels {
-    tenant_id: String,
-    error_type: &'static str,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct ChunkLabels {
-    tenant_id: String,
-    strategy: String,
-    granularity: String,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct StageLabels {
-    stage: &'static str,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct QueueLabels {
-    queue: &'static str,
-}
-
-/// A stage of storing a version, for `chunking_stage_duration_seconds`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    /// The chunking engine (normalize, parse, pack, validate, links).
-    Chunk,
-    /// The store transaction.
-    Store,
-}
-
-/// A queue whose depth is exported, for `chunking_queue_messages{queue}`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum QueueKind {
-    /// The input queue.
-    Requests,
-    /// The delayed-retry queue.
-    Retry,
-    /// The dead-letter queue (`chunking.failed`).
-    DeadLetter,
-}
-
-impl QueueKind {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Requests => "requests",
-            Self::Retry => "retry",
-            Self::DeadLetter => "dead_letter",
-        }
-    }
-}
-
-/// Tenant label values, bounded.
-#[derive(Debug)]
-struct TenantLabels {
-    max: usize,
-    seen: Mutex<HashSet<String>>,
-}
-
-impl TenantLabels {
-    fn label(&self, tenant: Option<&str>) -> String {
-        let Some(t) = tenant.filter(|t| shared::contract::is_tenant_id(t)) else {
-            return UNKNOWN.to_owned();
-        };
-        // A poisoned lock only means another thread panicked mid-insert;
-        // the set is still usable.
-        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
-        if seen.contains(t) {
-            return t.to_owned();
-        }
-        if seen.len() < self.max {
-            seen.insert(t.to_owned());
-            return t.to_owned();
-        }
-        OTHER_TENANT.to_owned()
-    }
-}
-
+use labels::{
+    duration_histogram, token_histogram, ChunkLabels, ErrorLabels, OperationLabels, QueueLabels,
+    StageLabels, TenantLabels,
+};
+pub use labels::{OperationOutcome, QueueKind, Stage, StrategyLabels};
 /// The metrics of a running worker.
 #[derive(Debug)]
 pub struct Metrics {
@@ -243,14 +87,6 @@ impl Default for Metrics {
     fn default() -> Self {
         Self::new(100)
     }
-}
-
-fn duration_histogram() -> Histogram {
-    Histogram::new(DURATION_BUCKETS)
-}
-
-fn token_histogram() -> Histogram {
-    Histogram::new(TOKEN_BUCKETS)
 }
 
 impl Metrics {

@@ -25,15 +25,18 @@
 use serde::Serialize;
 
 use crate::chunk::document_title;
-use crate::chunk::record::Granularity;
-use crate::chunk::record::{Chunk, DocumentMeta};
-use crate::chunk::span::{block_span, HeadingTrail};
+use crate::chunk::record::{Chunk, DocumentMeta, Granularity};
+use crate::chunk::trail::HeadingTrail;
 use crate::engine::ChunkedDocument;
 use crate::error::ChunkError;
-use crate::markdown::anchors::{github_slug, heading_anchors, Anchor};
-use crate::markdown::{nested_nodes, parse_blocks, Block, BlockKind};
-use crate::profile::Profile;
+use crate::markdown::anchors::heading_anchors;
+use crate::markdown::{nested_nodes, parse_blocks};
+use crate::profile::model::Profile;
 use crate::source_map::{SourceMap, Utf16Index};
+
+mod nodes;
+
+use nodes::{node_types, Trails};
 
 /// Characters per token of `tokenStats.estimatedTokens`: the usual rule of
 /// thumb for English text with BPE tokenizers (`ceil(chars / 4)`, chars in
@@ -80,14 +83,14 @@ pub struct ChunkFile<'a> {
     pub file_name: String,
     /// The object written to it.
     #[serde(flatten)]
-    pub object: Seed002Chunk<'a>,
+    pub object: ChunkFileObject<'a>,
 }
 
 /// The per-chunk file format's chunk object, in its field order.
 #[allow(missing_docs)] // the fields are the per-chunk file format's, documented there
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Seed002Chunk<'a> {
+pub struct ChunkFileObject<'a> {
     pub id: String,
     pub parent_id: &'a str,
     pub chunk_number: u32,
@@ -286,7 +289,7 @@ pub fn document_parts(
 /// The file objects of every chunk of `doc`, borrowing from `doc`, `parts`
 /// (from [`document_parts`]) and `opts`: one chain per granularity (see the
 /// module docs), in the order of `doc.chunks`.
-pub fn seed002_files<'a>(
+pub fn per_chunk_files<'a>(
     doc: &'a ChunkedDocument,
     parts: &'a DocumentParts,
     opts: &'a FileOptions<'a>,
@@ -324,7 +327,7 @@ pub fn seed002_files<'a>(
                 Some(dir) => format!("{dir}/{name}"),
                 None => name,
             },
-            object: Seed002Chunk {
+            object: ChunkFileObject {
                 id: id(n),
                 parent_id: &parts.parent_id,
                 chunk_number: n,
@@ -415,108 +418,5 @@ fn own_fields(c: &Chunk) -> OwnFields<'_> {
         closing_suffix_chars: c.closing_suffix_chars,
         profile: &c.profile,
         tokenizer: &c.tokenizer,
-    }
-}
-
-/// The mdast name of a block kind.
-fn node_name(kind: BlockKind) -> &'static str {
-    match kind {
-        BlockKind::Heading { .. } => "heading",
-        BlockKind::Paragraph | BlockKind::Other => "paragraph",
-        BlockKind::List { .. } => "list",
-        BlockKind::Table => "table",
-        BlockKind::Code { .. } => "code",
-        BlockKind::Quote => "blockquote",
-        BlockKind::Html => "html",
-        BlockKind::ThematicBreak => "thematicBreak",
-        BlockKind::FrontMatter => "yaml",
-    }
-}
-
-/// The mdast names of the node types inside the own span, in order of
-/// first appearance: the top-level blocks it touches, then the blocks
-/// nested in them that start inside it (a code block in a list item or
-/// between the tags of an HTML block, a table in a quote, `<pre>` in
-/// HTML, ...).
-fn node_types(
-    blocks: &[Block],
-    nested: &[(usize, BlockKind)],
-    own: &std::ops::Range<usize>,
-) -> Vec<&'static str> {
-    let (first, last) = block_span(blocks, own);
-    let mut found: Vec<(usize, &'static str)> = blocks
-        .get(first..=last)
-        .unwrap_or(&[])
-        .iter()
-        .map(|b| (b.range.start.max(own.start), node_name(b.kind)))
-        .collect();
-    let from = nested.partition_point(|(at, _)| *at < own.start);
-    found.extend(
-        nested[from..]
-            .iter()
-            .take_while(|(at, _)| *at < own.end)
-            .map(|&(at, kind)| (at, node_name(kind))),
-    );
-    found.sort_by_key(|(at, _)| *at);
-    let mut out: Vec<&'static str> = Vec::new();
-    for (_, name) in found {
-        if !out.contains(&name) {
-            out.push(name);
-        }
-    }
-    out
-}
-
-/// Depths and slugs of a chunk's heading path.
-#[derive(Debug)]
-struct Header {
-    depths: Vec<u8>,
-    slugs: Vec<String>,
-}
-
-/// The heading stacks of a document with each heading's anchor, to find
-/// the headings a chunk's `headings_path` names.
-#[derive(Debug)]
-struct Trails<'a> {
-    trail: HeadingTrail<'a>,
-    /// The anchors, in block order.
-    anchors: &'a [Anchor],
-}
-
-impl Trails<'_> {
-    fn anchor(&self, block: usize) -> Option<&Anchor> {
-        let k = self
-            .anchors
-            .binary_search_by_key(&block, |a| a.block)
-            .ok()?;
-        self.anchors.get(k)
-    }
-
-    /// The headings of `path` as the latest heading stack before `end` that
-    /// spells it; levels by position and computed slugs if none does.
-    fn header(&self, path: &[String], end: usize) -> Header {
-        if path.is_empty() {
-            return Header {
-                depths: Vec::new(),
-                slugs: Vec::new(),
-            };
-        }
-        let found = self.trail.stacks_before(end).find_map(|stack| {
-            let anchors: Option<Vec<&Anchor>> = stack.iter().map(|&b| self.anchor(b)).collect();
-            anchors
-                .filter(|a| a.len() == path.len() && a.iter().zip(path).all(|(a, p)| a.text == *p))
-        });
-        match found {
-            Some(anchors) => Header {
-                depths: anchors.iter().map(|a| a.level).collect(),
-                slugs: anchors.iter().map(|a| a.slug.clone()).collect(),
-            },
-            None => Header {
-                depths: (1..=path.len())
-                    .map(|d| u8::try_from(d.min(6)).unwrap_or(6))
-                    .collect(),
-                slugs: path.iter().map(|p| github_slug(p)).collect(),
-            },
-        }
     }
 }
