@@ -1,4 +1,4 @@
--- Link artifacts (SPEC 3.7, seed 000 §9). Created empty here so the schema is
+-- Link artifacts (docs/contract.md#links). Created empty here so the schema is
 -- complete; the link-extraction issue fills them.
 
 CREATE TABLE document_links (
@@ -24,7 +24,7 @@ CREATE TABLE document_links (
 );
 CREATE INDEX document_links_unresolved_idx ON document_links (tenant_id, target_page_id)
     WHERE target_document_id IS NULL;
-COMMENT ON TABLE document_links IS 'One row per link occurrence, with the chunk it appears in (SPEC 3.7).';
+COMMENT ON TABLE document_links IS 'One row per link occurrence, with the chunk it appears in (docs/contract.md#links).';
 COMMENT ON COLUMN document_links.link_idx IS 'Position of the link within its chunk, from 0.';
 COMMENT ON COLUMN document_links.url IS 'The original URL as written in the markdown.';
 COMMENT ON COLUMN document_links.target_document_id IS 'The same-tenant document the link resolves to; NULL until that document is known.';
@@ -38,4 +38,4 @@ CREATE TABLE cross_links (
     last_seen_at           timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (tenant_id, source_document_id, target_document_id)
 );
-COMMENT ON TABLE cross_links IS 'Resolved document -> document links of the current versions (SPEC 3.7); never across tenants.';
+COMMENT ON TABLE cross_links IS 'Resolved document -> document links of the current versions (docs/contract.md#links); never across tenants.';

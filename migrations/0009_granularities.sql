@@ -48,8 +48,8 @@ ALTER TABLE chunks
 -- "the section chunks of document X" is the primary key's prefix.
 CREATE INDEX chunks_parent_idx ON chunks (tenant_id, parent_chunk_id) WHERE parent_chunk_id IS NOT NULL;
 COMMENT ON COLUMN chunks.ordinal IS 'Position in the version within its granularity, 0..n-1, contiguous per granularity.';
-COMMENT ON COLUMN chunks.granularity IS 'Granularity of the chunk: document, section, paragraph, window or table (seed 001).';
-COMMENT ON COLUMN chunks.chunk_key IS 'Seed 001 readable key {document_id}:{strategy}:{granularity}:{ordinal}; NULL for the section-only profiles.';
+COMMENT ON COLUMN chunks.granularity IS 'Granularity of the chunk: document, section, paragraph, window or table (the Chunking System specification).';
+COMMENT ON COLUMN chunks.chunk_key IS 'The readable key of the Chunking System specification, {document_id}:{strategy}:{granularity}:{ordinal}; NULL for the section-only profiles.';
 COMMENT ON COLUMN chunks.parent_chunk_id IS 'chunk_id of the chunk of the nearest coarser granularity whose own span contains this chunk''s own span (multi-granularity profiles), if any.';
 COMMENT ON COLUMN chunks.is_table IS 'The chunk holds (a piece of) a table; set where chunk_key is.';
 COMMENT ON COLUMN chunks.facet_json IS 'The table strategy''s digest of a table: mode, rows, grouping (and any fallback), column statistics, the full table for summaries.';

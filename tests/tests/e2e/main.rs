@@ -12,6 +12,7 @@ mod deploy;
 mod deploy_ops;
 mod dlq;
 mod granularities;
+mod migrations;
 mod html;
 mod links;
 mod ops_metrics;

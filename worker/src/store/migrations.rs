@@ -38,8 +38,62 @@ pub async fn pending(pool: &PgPool) -> Result<Vec<i64>, sqlx::Error> {
         .collect())
 }
 
-/// Runs the pending migrations.
+/// Migrations whose files were reworded after release, in comments only
+/// (no schema change): each version with the SHA-384 checksum databases
+/// recorded when they applied the old text. sqlx refuses a migration whose
+/// file changed; [`run`] first replaces exactly these recorded checksums by
+/// the new files' own, so an existing database migrates on. Any other
+/// change to an applied migration is still refused.
+const REWORDED: [(i64, &str); 2] = [
+    (
+        2,
+        "65af46cd0d4022980937c176dd44d278259c82e221b50c93cccb84dc4f0b6e683d75a39f3818bb37fb3ed18295655e48",
+    ),
+    (
+        9,
+        "3912f9100cdbfd62dd8373b189eef4a99a058054351de77afdde8fe7ddfde6a4cf51caed07c1d69a0ca98116ead1bb65",
+    ),
+];
+
+/// Bytes of a hex string (the constants above; `None` if malformed).
+fn unhex(hex: &str) -> Option<Vec<u8>> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| hex.get(i..i + 2).and_then(|b| u8::from_str_radix(b, 16).ok()))
+        .collect()
+}
+
+/// Records the reworded migrations' new checksums where a database holds
+/// their old ones; returns how many rows changed.
+pub async fn accept_reworded(pool: &PgPool) -> Result<u64, sqlx::Error> {
+    let table: Option<String> = sqlx::query_scalar("SELECT to_regclass('_sqlx_migrations')::text")
+        .fetch_one(pool)
+        .await?;
+    if table.is_none() {
+        return Ok(0);
+    }
+    let mut changed = 0;
+    for (version, old) in REWORDED {
+        let (Some(m), Some(old)) = (MIGRATOR.iter().find(|m| m.version == version), unhex(old))
+        else {
+            continue;
+        };
+        changed += sqlx::query(
+            "UPDATE _sqlx_migrations SET checksum = $1 WHERE version = $2 AND checksum = $3",
+        )
+        .bind(m.checksum.as_ref())
+        .bind(version)
+        .bind(old)
+        .execute(pool)
+        .await?
+        .rows_affected();
+    }
+    Ok(changed)
+}
+
+/// Runs the pending migrations (after [`accept_reworded`]).
 pub async fn run(pool: &PgPool) -> Result<(), sqlx::migrate::MigrateError> {
+    accept_reworded(pool).await?;
     MIGRATOR.run(pool).await
 }
 
