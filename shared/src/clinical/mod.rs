@@ -1,0 +1,260 @@
+//! Clinical sentence roles: every sentence, list item and table of a
+//! clinical text (trial registry records, drug labels, structured
+//! abstracts) tagged with one of nine roles ([`Role`]) and a confidence in
+//! `[0, 1]`, by rules over the heading path, registry field names, cue
+//! phrases ([`lexicon`]) and patterns (doses and units, frequencies,
+//! routes, p-values, confidence intervals, effect ratios).
+//!
+//! How a unit is scored ([`tag_unit`]):
+//! - a registry field name at the start (`Enrollment:`, `Minimum age:`,
+//!   `Time frame:`, `Other names:`) decides outright;
+//! - the deepest heading on the path with a cue gives its role a weight
+//!   (criteria and outcome-measure sections almost decide: every unit of
+//!   them is `eligibility` / `endpoint`); arm and intervention entries of a
+//!   registry (`Arm: ... (Placebo Comparator)`) are the comparison when they
+//!   name a placebo, sham or comparator, else dose and schedule;
+//! - cue phrases add their weights; a dose with a unit, a frequency and a
+//!   route add to `dose_regimen`; p-values, CIs, ratios and "n (x%)" counts
+//!   add to `pico_outcome`, or to `adverse_event` when the unit is about
+//!   harms;
+//! - the best role wins when its score reaches 0.35, else `general`; the
+//!   confidence grows with the score and with its margin over the runner-up.
+//!
+//! English first. Russian gets the headings of drug instructions and trial
+//! reports (показания, противопоказания, способ применения и дозы, побочное
+//! действие, особые указания, критерии включения/исключения, результаты,
+//! выводы...), a few cue phrases, and the dose units (мг, мкг, мл) and
+//! frequencies ("раза в сутки"); statistics patterns are language-neutral.
+
+pub mod lexicon;
+mod patterns;
+pub mod units;
+
+pub use units::{role_units, RoleUnit, Shape};
+
+use lexicon::{CUES, FIELDS, HEADINGS};
+use patterns::Evidence;
+
+/// The nine roles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    /// Who was studied or is to be treated.
+    Population,
+    /// The treatment studied, what it is, allocation to it.
+    Intervention,
+    /// The control or comparator arm.
+    Comparison,
+    /// Reported results and effects.
+    Outcome,
+    /// Inclusion and exclusion criteria, contraindicated groups.
+    Eligibility,
+    /// The definition of an outcome measure.
+    Endpoint,
+    /// Harms, warnings, safety findings.
+    AdverseEvent,
+    /// Doses, schedules, administration.
+    DoseRegimen,
+    /// Anything else.
+    General,
+}
+
+impl Role {
+    /// Every role, in [`Role::name`] order of the docs.
+    pub const ALL: [Role; 9] = [
+        Role::Population,
+        Role::Intervention,
+        Role::Comparison,
+        Role::Outcome,
+        Role::Eligibility,
+        Role::Endpoint,
+        Role::AdverseEvent,
+        Role::DoseRegimen,
+        Role::General,
+    ];
+
+    /// The role's name, as `facet_type` carries it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Population => "pico_population",
+            Role::Intervention => "pico_intervention",
+            Role::Comparison => "pico_comparison",
+            Role::Outcome => "pico_outcome",
+            Role::Eligibility => "eligibility",
+            Role::Endpoint => "endpoint",
+            Role::AdverseEvent => "adverse_event",
+            Role::DoseRegimen => "dose_regimen",
+            Role::General => "general",
+        }
+    }
+
+    /// The role called `name`.
+    pub fn from_name(name: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A unit's role and how sure the rules are of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tag {
+    /// The role.
+    pub role: Role,
+    /// In `[0, 1]`.
+    pub confidence: f32,
+}
+
+/// A score below this is no evidence: the unit is `general`.
+const MIN_SCORE: f32 = 0.35;
+
+/// Tags one unit of text under the headings `path` (outermost first; the
+/// first is the document title when there is more than one).
+pub fn tag_unit(text: &str, path: &[String], shape: Shape) -> Tag {
+    if shape == Shape::Heading {
+        return Tag {
+            role: Role::General,
+            confidence: 0.0,
+        };
+    }
+    let lower = text.to_lowercase();
+    let start = lower.trim_start_matches(['\\', '-', '*', ' ']);
+    if let Some((_, role)) = FIELDS.iter().find(|(f, _)| start.starts_with(f)) {
+        return Tag {
+            role: *role,
+            confidence: 0.95,
+        };
+    }
+    let mut score = [0f32; 9];
+    let title = path.first().map(|t| t.to_lowercase()).unwrap_or_default();
+    let section = section_role(path, &lower, &title);
+    let ev = Evidence::of(&lower);
+    if let Some((role, w)) = section {
+        score[role.index()] += w;
+        // Criteria and outcome-measure entries: every unit is the section's.
+        if w >= 0.9 && matches!(role, Role::Eligibility | Role::Endpoint) {
+            let general = cue_score(&lower, Role::General);
+            if general < 1.2 {
+                return Tag {
+                    role,
+                    confidence: 0.9,
+                };
+            }
+        }
+    }
+    for (cue, role, w) in CUES {
+        if lower.contains(cue) {
+            score[role.index()] += w;
+        }
+    }
+    ev.add_to(&mut score, section.map(|(r, _)| r));
+    best(&score)
+}
+
+/// The sum of the cue weights of `role` found in `lower`.
+fn cue_score(lower: &str, role: Role) -> f32 {
+    CUES.iter()
+        .filter(|(c, r, _)| *r == role && lower.contains(c))
+        .map(|(_, _, w)| w)
+        .sum()
+}
+
+/// The role and weight the heading path gives (deepest heading with a cue;
+/// the title only when it is the only heading).
+fn section_role(path: &[String], lower: &str, title: &str) -> Option<(Role, f32)> {
+    let skip = usize::from(path.len() > 1);
+    for h in path.iter().skip(skip).rev() {
+        let h = h.to_lowercase();
+        if let Some(r) = arm_role(&h, lower, title) {
+            return Some(r);
+        }
+        if let Some((_, role, w)) = HEADINGS.iter().find(|(c, _, _)| h.contains(c)) {
+            return Some((*role, *w));
+        }
+    }
+    None
+}
+
+/// Registry arm and intervention entries: the comparison when the entry is
+/// a placebo, sham or comparator (unless the unit names the drug of the
+/// title, the experimental one), else the schedule of the drug.
+fn arm_role(heading: &str, lower: &str, title: &str) -> Option<(Role, f32)> {
+    if !(heading.starts_with("arm:") || heading.starts_with("intervention:")) {
+        return None;
+    }
+    let control = ["placebo", "sham", "no intervention", "usual care", "standard care"]
+        .iter()
+        .any(|c| heading.contains(c));
+    let comparator = heading.contains("comparator");
+    let names_title_drug = title
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 6)
+        .any(|w| lower.contains(w) && !heading.contains(w));
+    if control || (comparator && !heading_names_title_drug(heading, title)) {
+        if names_title_drug && !control {
+            return Some((Role::DoseRegimen, 0.7));
+        }
+        return Some((Role::Comparison, 0.9));
+    }
+    Some((Role::DoseRegimen, 0.6))
+}
+
+/// Whether an arm heading names a drug of the title (an arm typed
+/// "Active Comparator" that is in fact the experimental drug).
+fn heading_names_title_drug(heading: &str, title: &str) -> bool {
+    let name = heading
+        .trim_start_matches("arm:")
+        .trim_start_matches("intervention:");
+    title
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 6)
+        .any(|w| name.contains(w))
+}
+
+/// The best role of the scores (`general` below [`MIN_SCORE`]) and its
+/// confidence.
+fn best(score: &[f32; 9]) -> Tag {
+    let mut order: Vec<usize> = (0..9).collect();
+    // Highest first; ties to the earlier role (stable sort).
+    order.sort_by(|&a, &b| score[b].total_cmp(&score[a]));
+    let (top, second) = (score[order[0]], score[order[1]]);
+    if top < MIN_SCORE {
+        return Tag {
+            role: Role::General,
+            confidence: (0.6 - top).clamp(0.3, 0.6),
+        };
+    }
+    let strength = top / (top + 0.4);
+    let margin = (top - second) / top;
+    Tag {
+        role: Role::ALL[order[0]],
+        confidence: (strength * (0.55 + 0.45 * margin)).clamp(0.0, 1.0),
+    }
+}
+
+/// Tags every unit of `text` (headings get `general` with confidence 0).
+pub fn tag_units(text: &str, units: &[RoleUnit]) -> Vec<Tag> {
+    units
+        .iter()
+        .map(|u| tag_unit(&text[u.range.clone()], &u.path, u.shape))
+        .collect()
+}
+
+/// Whether a unit reports an effect (a p-value, a CI, a ratio, counts with
+/// percentages): such units after an `endpoint` stay in its chunk.
+pub fn reports_effect(text: &str) -> bool {
+    Evidence::of(&text.to_lowercase()).stats > 0.0
+}
+
+/// The units of a Markdown document and their tags, headings left out.
+pub fn tag_document(text: &str) -> Vec<(RoleUnit, Tag)> {
+    let blocks = crate::markdown::parse_blocks(text);
+    let units = role_units(text, &blocks);
+    let tags = tag_units(text, &units);
+    units
+        .into_iter()
+        .zip(tags)
+        .filter(|(u, _)| u.shape != Shape::Heading)
+        .collect()
+}
