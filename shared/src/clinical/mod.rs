@@ -126,6 +126,12 @@ pub fn tag_unit(text: &str, path: &[String], shape: Shape) -> Tag {
             confidence: 0.95,
         };
     }
+    if is_trial_name(text) {
+        return Tag {
+            role: Role::General,
+            confidence: 0.8,
+        };
+    }
     let mut score = [0f32; 9];
     let title = path.first().map(|t| t.to_lowercase()).unwrap_or_default();
     let section = section_role(path, &lower, &title);
@@ -152,6 +158,18 @@ pub fn tag_unit(text: &str, path: &[String], shape: Shape) -> Tag {
     best(&score)
 }
 
+/// A run-in trial name used as a paragraph heading: a short line without
+/// a final stop ending in an acronym, "Treating to New Targets Study (TNT)".
+fn is_trial_name(text: &str) -> bool {
+    let t = text.trim();
+    let words = t.split_whitespace().count();
+    let acronym = t
+        .strip_suffix(')')
+        .and_then(|s| s.rsplit_once('('))
+        .is_some_and(|(_, a)| a.len() >= 3 && a.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-'));
+    acronym && words <= 14 && !t.contains(". ")
+}
+
 /// The sum of the cue weights of `role` found in `lower`.
 fn cue_score(lower: &str, role: Role) -> f32 {
     CUES.iter()
@@ -162,18 +180,27 @@ fn cue_score(lower: &str, role: Role) -> f32 {
 
 /// The role and weight the heading path gives (deepest heading with a cue;
 /// the title only when it is the only heading).
+///
+/// Among the headings with a cue the strongest wins, a deeper one by a
+/// margin of 0.05 a level ("2.2 ... in Pediatric Patients" under "2 DOSAGE
+/// AND ADMINISTRATION" is dosage; "4.3 Pregnancy" under "4
+/// CONTRAINDICATIONS" is pregnancy). An arm or intervention entry decides.
 fn section_role(path: &[String], lower: &str, title: &str) -> Option<(Role, f32)> {
     let skip = usize::from(path.len() > 1);
-    for h in path.iter().skip(skip).rev() {
+    let mut best: Option<(Role, f32, f32)> = None;
+    for (depth, h) in path.iter().enumerate().skip(skip).rev() {
         let h = h.to_lowercase();
         if let Some(r) = arm_role(&h, lower, title) {
             return Some(r);
         }
         if let Some((_, role, w)) = HEADINGS.iter().find(|(c, _, _)| h.contains(c)) {
-            return Some((*role, *w));
+            let key = w + 0.05 * depth as f32;
+            if best.is_none_or(|(_, _, k)| key > k) {
+                best = Some((*role, *w, key));
+            }
         }
     }
-    None
+    best.map(|(r, w, _)| (r, w))
 }
 
 /// Registry arm and intervention entries: the comparison when the entry is
@@ -187,7 +214,7 @@ fn arm_role(heading: &str, lower: &str, title: &str) -> Option<(Role, f32)> {
         .iter()
         .any(|c| heading.contains(c));
     let comparator = heading.contains("comparator");
-    let names_title_drug = title
+    let names_title_drug = experimental_part(title)
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.len() >= 6)
         .any(|w| lower.contains(w) && !heading.contains(w));
@@ -200,9 +227,20 @@ fn arm_role(heading: &str, lower: &str, title: &str) -> Option<(Role, f32)> {
     Some((Role::DoseRegimen, 0.6))
 }
 
+/// The part of a title that names the experimental treatment: before "vs",
+/// "versus" or "compared".
+fn experimental_part(title: &str) -> &str {
+    [" vs", " versus ", " compared "]
+        .iter()
+        .filter_map(|m| title.find(m))
+        .min()
+        .map_or(title, |i| &title[..i])
+}
+
 /// Whether an arm heading names a drug of the title (an arm typed
 /// "Active Comparator" that is in fact the experimental drug).
 fn heading_names_title_drug(heading: &str, title: &str) -> bool {
+    let title = experimental_part(title);
     let name = heading
         .trim_start_matches("arm:")
         .trim_start_matches("intervention:");

@@ -88,10 +88,12 @@ impl Evidence {
     /// Adds the evidence to the role scores; `section` is the role the
     /// heading path gives, if any.
     pub fn add_to(&self, score: &mut [f32; 9], section: Option<Role>) {
-        score[Role::DoseRegimen as usize] += self.dose + self.freq + self.route;
+        // Doses in a warnings section qualify a harm (rule: the harm wins).
+        let scale = if section == Some(Role::AdverseEvent) { 0.4 } else { 1.0 };
+        score[Role::DoseRegimen as usize] += (self.dose + self.freq + self.route) * scale;
         if self.stats > 0.0 {
             let harms = self.harm || section == Some(Role::AdverseEvent);
-            let to = if harms && section != Some(Role::Outcome) {
+            let to = if harms {
                 Role::AdverseEvent
             } else {
                 Role::Outcome
