@@ -158,7 +158,7 @@ pub(crate) const CUES: &[(&str, Role, f32)] = &[
     ("randomly allocated", Role::Intervention, 1.5),
     ("were allocated to", Role::Intervention, 0.9),
     ("were assigned to", Role::Intervention, 0.8),
-    ("will be given either", Role::Intervention, 0.9),
+    ("be given either", Role::Intervention, 0.9),
     ("investigational drug", Role::Intervention, 0.8),
     ("monoclonal antibody", Role::Intervention, 0.8),
     ("mechanism of action", Role::Intervention, 0.6),

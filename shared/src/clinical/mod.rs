@@ -214,10 +214,7 @@ fn arm_role(heading: &str, lower: &str, title: &str) -> Option<(Role, f32)> {
         .iter()
         .any(|c| heading.contains(c));
     let comparator = heading.contains("comparator");
-    let names_title_drug = experimental_part(title)
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.len() >= 6)
-        .any(|w| lower.contains(w) && !heading.contains(w));
+    let names_title_drug = title_words(title).any(|w| lower.contains(w) && !heading.contains(w));
     if control || (comparator && !heading_names_title_drug(heading, title)) {
         if names_title_drug && !control {
             return Some((Role::DoseRegimen, 0.7));
@@ -237,17 +234,30 @@ fn experimental_part(title: &str) -> &str {
         .map_or(title, |i| &title[..i])
 }
 
+/// Words of the experimental part of a title that may name a drug: six
+/// letters or more, not a common word of trial titles.
+fn title_words(title: &str) -> impl Iterator<Item = &str> {
+    experimental_part(title)
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 6 && !TITLE_STOPWORDS.contains(w))
+}
+
+/// Common words of trial titles that name no drug.
+const TITLE_STOPWORDS: &[&str] = &[
+    "patients", "participants", "subjects", "effects", "effect", "efficacy", "safety",
+    "treatment", "therapy", "disease", "syndrome", "failure", "reduced", "physical",
+    "activity", "children", "adults", "infants", "prevention", "randomized", "randomised",
+    "placebo", "versus", "comparison", "controlled", "clinical", "chronic", "acute",
+    "healthy", "volunteers", "responses", "response", "immune", "prophylaxis", "severe",
+];
+
 /// Whether an arm heading names a drug of the title (an arm typed
 /// "Active Comparator" that is in fact the experimental drug).
 fn heading_names_title_drug(heading: &str, title: &str) -> bool {
-    let title = experimental_part(title);
     let name = heading
         .trim_start_matches("arm:")
         .trim_start_matches("intervention:");
-    title
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.len() >= 6)
-        .any(|w| name.contains(w))
+    title_words(title).any(|w| name.contains(w))
 }
 
 /// The best role of the scores (`general` below [`MIN_SCORE`]) and its
