@@ -219,7 +219,7 @@ fn arm_role(heading: &str, lower: &str, title: &str) -> Option<(Role, f32)> {
         if names_title_drug && !control {
             return Some((Role::DoseRegimen, 0.7));
         }
-        return Some((Role::Comparison, 0.9));
+        return Some((Role::Comparison, 2.0));
     }
     Some((Role::DoseRegimen, 0.6))
 }
