@@ -292,7 +292,10 @@ pub fn tag_units(text: &str, units: &[RoleUnit]) -> Vec<Tag> {
 /// Whether a unit reports an effect (a p-value, a CI, a ratio, counts with
 /// percentages): such units after an `endpoint` stay in its chunk.
 pub fn reports_effect(text: &str) -> bool {
-    Evidence::of(&text.to_lowercase()).stats > 0.0
+    let percent = text
+        .char_indices()
+        .any(|(i, c)| c == '%' && text[..i].trim_end().ends_with(|d: char| d.is_ascii_digit()));
+    percent || Evidence::of(&text.to_lowercase()).stats > 0.0
 }
 
 /// The units of a Markdown document and their tags, headings left out.
