@@ -309,3 +309,72 @@ pub fn tag_document(text: &str) -> Vec<(RoleUnit, Tag)> {
         .filter(|(u, _)| u.shape != Shape::Heading)
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn role(text: &str, path: &[&str]) -> Role {
+        let path: Vec<String> = path.iter().map(|s| (*s).to_owned()).collect();
+        tag_unit(text, &path, Shape::Sentence).role
+    }
+
+    #[test]
+    fn a_population_sentence() {
+        assert_eq!(
+            role(
+                "We recruited 2325 participants between March 1, 2013, and Sept 30, 2017.",
+                &["Trial", "Findings"]
+            ),
+            Role::Population
+        );
+        assert_eq!(role("Enrollment: 65 (Actual)", &["Trial"]), Role::Population);
+    }
+
+    #[test]
+    fn a_dose_sentence() {
+        let t = tag_unit(
+            "The recommended starting dose is 10 mg once daily.",
+            &["Label".to_owned(), "2 DOSAGE AND ADMINISTRATION".to_owned()],
+            Shape::Sentence,
+        );
+        assert_eq!(t.role, Role::DoseRegimen);
+        assert!(t.confidence > 0.6 && t.confidence <= 1.0, "{t:?}");
+        assert_eq!(role("Metformin 500 mg orally twice daily with meals.", &["Trial"]), Role::DoseRegimen);
+    }
+
+    #[test]
+    fn sections_criteria_outcomes_and_harms() {
+        let crit = ["Trial", "Eligibility Criteria"];
+        assert_eq!(role("History of severe allergic reaction to 40 mg doses", &crit), Role::Eligibility);
+        assert_eq!(role("Time frame: Week 16", &["Trial", "Outcome Measures"]), Role::Endpoint);
+        assert_eq!(
+            role("The primary outcome was functional status at day 90, measured by the modified Rankin Scale.", &["Trial", "Methods"]),
+            Role::Endpoint
+        );
+        assert_eq!(
+            role("Mortality did not differ between groups (OR 0.88, 95% CI 0.76-1.03; p=0.11).", &["Trial", "Results"]),
+            Role::Outcome
+        );
+        assert_eq!(
+            role("Serious adverse events occurred in 379 (33%) vs 417 (36%) patients (p=0.03).", &["Trial", "Results"]),
+            Role::AdverseEvent
+        );
+        assert_eq!(role("Placebo tablet taken orally.", &["Trial", "Arms", "Intervention: Drug: Placebo"]), Role::Comparison);
+    }
+
+    #[test]
+    fn russian_headings_and_cues() {
+        assert_eq!(role("По 1 таблетке 2 раза в сутки.", &["Инструкция", "Способ применения и дозы"]), Role::DoseRegimen);
+        assert_eq!(role("Беременность и период лактации.", &["Инструкция", "Противопоказания"]), Role::Eligibility);
+        assert_eq!(role("Головная боль, тошнота.", &["Инструкция", "Побочное действие"]), Role::AdverseEvent);
+    }
+
+    #[test]
+    fn no_evidence_is_general_and_empty_text_does_not_panic() {
+        assert_eq!(role("The sky was blue that morning.", &["Notes"]), Role::General);
+        assert_eq!(tag_unit("", &[], Shape::Sentence).role, Role::General);
+        assert!(tag_document("").is_empty());
+        assert!(tag_document("# Only a heading\n").is_empty());
+    }
+}

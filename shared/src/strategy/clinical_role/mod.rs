@@ -223,3 +223,81 @@ fn facet(units: &[Unit], tags: &[Option<Tag>], own: &Range<usize>, threshold: f6
         "roles": roles,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use crate::{DocumentMeta, Engine};
+
+    const TRIAL: &str = "# Trial of Drug X in Heart Failure\n\n\
+## Participants\n\n\
+We enrolled 240 adults with chronic heart failure at 12 hospital sites in 3 countries.\n\n\
+## Interventions\n\n\
+Patients were randomly assigned to drug X or placebo.\n\n\
+Drug X was given at 10 mg orally once daily for 12 weeks. The dose was titrated to 20 mg twice daily after 2 weeks.\n\n\
+## Outcomes\n\n\
+The primary endpoint was the change in 6-minute walk distance from baseline to week 12. \
+The mean difference was 32 m (95% CI 12 to 52; p=0.002). \
+Response occurred in 41% versus 22% of patients.\n\n\
+## Safety\n\n\
+Adverse events were reported in 18% of patients; the most common adverse reaction was headache.\n";
+
+    fn chunks(doc: &str) -> Vec<crate::chunk::record::Chunk> {
+        let engine = Engine::builtin().unwrap();
+        engine
+            .chunk(doc.as_bytes(), &DocumentMeta::default(), Some("clinical-v1"))
+            .unwrap()
+            .chunks
+    }
+
+    fn facet_type(c: &crate::chunk::record::Chunk) -> String {
+        c.facet_json.as_ref().unwrap()["facet_type"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    #[test]
+    fn the_profile_is_stable_and_every_chunk_has_a_facet_type() {
+        let engine = Engine::builtin().unwrap();
+        assert!(!engine.profiles().get("clinical-v1").unwrap().experimental);
+        let out = chunks(TRIAL);
+        assert!(out.len() >= 4, "{out:?}");
+        assert!(out.iter().all(|c| c.facet_json.is_some()));
+        let at = |needle: &str| out.iter().find(|c| c.chunk_text.contains(needle)).unwrap();
+        assert_eq!(facet_type(at("We enrolled 240 adults")), "pico_population");
+        assert_eq!(facet_type(at("10 mg orally once daily")), "dose_regimen");
+        assert_eq!(facet_type(at("Adverse events were reported")), "adverse_event");
+    }
+
+    #[test]
+    fn an_endpoint_and_its_effect_stay_in_one_chunk() {
+        let out = chunks(TRIAL);
+        let c = out
+            .iter()
+            .find(|c| c.chunk_text.contains("The primary endpoint was"))
+            .unwrap();
+        assert!(c.chunk_text.contains("95% CI 12 to 52"), "{}", c.chunk_text);
+        assert!(c.chunk_text.contains("41% versus 22%"), "{}", c.chunk_text);
+    }
+
+    #[test]
+    fn runs_are_identical() {
+        let a = chunks(TRIAL);
+        let b = chunks(TRIAL);
+        let key = |v: &[crate::chunk::record::Chunk]| -> Vec<(String, String, Option<serde_json::Value>)> {
+            v.iter()
+                .map(|c| (c.chunk_id.clone(), c.chunk_text.clone(), c.facet_json.clone()))
+                .collect()
+        };
+        assert_eq!(key(&a), key(&b));
+    }
+
+    #[test]
+    fn empty_and_tiny_inputs_do_not_panic() {
+        for doc in ["", "\n", "# Title\n", "One sentence.", "- item\n", "| a |\n|---|\n| 1 |\n"] {
+            let out = chunks(doc);
+            assert!(out.len() <= 1, "{doc:?}: {out:?}");
+        }
+    }
+}
