@@ -69,7 +69,8 @@ fn predictions(gold: &[Gold], split: &str) -> Vec<(Role, Role)> {
     }
     let mut out = Vec::new();
     for (doc, units) in by_doc {
-        let text = std::fs::read_to_string(eval_dir().join("documents").join(doc)).expect("document");
+        let text =
+            std::fs::read_to_string(eval_dir().join("documents").join(doc)).expect("document");
         let bytes = byte_offsets(&text);
         let tagged = tag_document(&text);
         for g in units {
@@ -83,8 +84,16 @@ fn predictions(gold: &[Gold], split: &str) -> Vec<(Role, Role)> {
                 .filter(|(ov, _)| *ov > 0)
                 .max_by_key(|(ov, _)| *ov);
             let pred = best.map_or(Role::General, |(_, r)| r);
-            if split == "dev" && std::env::var_os("CLINICAL_ROLES_ERRORS").is_some() && pred != g.role {
-                eprintln!("{doc}\t{}\t{}\t{}", g.role.name(), pred.name(), &text[a..b].chars().take(120).collect::<String>());
+            if split == "dev"
+                && std::env::var_os("CLINICAL_ROLES_ERRORS").is_some()
+                && pred != g.role
+            {
+                eprintln!(
+                    "{doc}\t{}\t{}\t{}",
+                    g.role.name(),
+                    pred.name(),
+                    &text[a..b].chars().take(120).collect::<String>()
+                );
             }
             out.push((g.role, pred));
         }
@@ -96,15 +105,32 @@ fn predictions(gold: &[Gold], split: &str) -> Vec<(Role, Role)> {
 /// `general` that were predicted or present.
 fn report(split: &str, pairs: &[(Role, Role)]) -> f64 {
     println!("\n{split}: {} units", pairs.len());
-    println!("{:<18} {:>5} {:>5} {:>5} {:>6} {:>6}", "role", "gold", "pred", "hit", "P", "R");
+    println!(
+        "{:<18} {:>5} {:>5} {:>5} {:>6} {:>6}",
+        "role", "gold", "pred", "hit", "P", "R"
+    );
     let mut precisions = Vec::new();
     for role in Role::ALL {
         let gold = pairs.iter().filter(|(g, _)| *g == role).count();
         let pred = pairs.iter().filter(|(_, p)| *p == role).count();
-        let hit = pairs.iter().filter(|(g, p)| *g == role && *p == role).count();
-        let p = if pred > 0 { hit as f64 / pred as f64 } else { f64::NAN };
-        let r = if gold > 0 { hit as f64 / gold as f64 } else { f64::NAN };
-        println!("{:<18} {gold:>5} {pred:>5} {hit:>5} {p:>6.3} {r:>6.3}", role.name());
+        let hit = pairs
+            .iter()
+            .filter(|(g, p)| *g == role && *p == role)
+            .count();
+        let p = if pred > 0 {
+            hit as f64 / pred as f64
+        } else {
+            f64::NAN
+        };
+        let r = if gold > 0 {
+            hit as f64 / gold as f64
+        } else {
+            f64::NAN
+        };
+        println!(
+            "{:<18} {gold:>5} {pred:>5} {hit:>5} {p:>6.3} {r:>6.3}",
+            role.name()
+        );
         if role != Role::General && pred > 0 {
             precisions.push(p);
         }
@@ -121,6 +147,12 @@ fn role_precision_and_recall_on_both_halves() {
     assert_eq!(gold.len(), 688, "the labelled set has 688 units");
     let dev = report("dev (tuned on)", &predictions(&gold, "dev"));
     let test = report("test (held out)", &predictions(&gold, "test"));
-    assert!(dev >= DEV_MACRO_PRECISION_FLOOR, "dev macro precision {dev:.3}");
-    assert!(test >= TEST_MACRO_PRECISION_FLOOR, "test macro precision {test:.3}");
+    assert!(
+        dev >= DEV_MACRO_PRECISION_FLOOR,
+        "dev macro precision {dev:.3}"
+    );
+    assert!(
+        test >= TEST_MACRO_PRECISION_FLOOR,
+        "test macro precision {test:.3}"
+    );
 }

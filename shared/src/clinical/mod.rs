@@ -166,7 +166,11 @@ fn is_trial_name(text: &str) -> bool {
     let acronym = t
         .strip_suffix(')')
         .and_then(|s| s.rsplit_once('('))
-        .is_some_and(|(_, a)| a.len() >= 3 && a.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-'));
+        .is_some_and(|(_, a)| {
+            a.len() >= 3
+                && a.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-')
+        });
     acronym && words <= 14 && !t.contains(". ")
 }
 
@@ -210,9 +214,15 @@ fn arm_role(heading: &str, lower: &str, title: &str) -> Option<(Role, f32)> {
     if !(heading.starts_with("arm:") || heading.starts_with("intervention:")) {
         return None;
     }
-    let control = ["placebo", "sham", "no intervention", "usual care", "standard care"]
-        .iter()
-        .any(|c| heading.contains(c));
+    let control = [
+        "placebo",
+        "sham",
+        "no intervention",
+        "usual care",
+        "standard care",
+    ]
+    .iter()
+    .any(|c| heading.contains(c));
     let comparator = heading.contains("comparator");
     let names_title_drug = title_words(title).any(|w| lower.contains(w) && !heading.contains(w));
     if control || (comparator && !heading_names_title_drug(heading, title)) {
@@ -244,11 +254,41 @@ fn title_words(title: &str) -> impl Iterator<Item = &str> {
 
 /// Common words of trial titles that name no drug.
 const TITLE_STOPWORDS: &[&str] = &[
-    "patients", "participants", "subjects", "effects", "effect", "efficacy", "safety",
-    "treatment", "therapy", "disease", "syndrome", "failure", "reduced", "physical",
-    "activity", "children", "adults", "infants", "prevention", "randomized", "randomised",
-    "placebo", "versus", "comparison", "controlled", "clinical", "chronic", "acute",
-    "healthy", "volunteers", "responses", "response", "immune", "prophylaxis", "severe",
+    "patients",
+    "participants",
+    "subjects",
+    "effects",
+    "effect",
+    "efficacy",
+    "safety",
+    "treatment",
+    "therapy",
+    "disease",
+    "syndrome",
+    "failure",
+    "reduced",
+    "physical",
+    "activity",
+    "children",
+    "adults",
+    "infants",
+    "prevention",
+    "randomized",
+    "randomised",
+    "placebo",
+    "versus",
+    "comparison",
+    "controlled",
+    "clinical",
+    "chronic",
+    "acute",
+    "healthy",
+    "volunteers",
+    "responses",
+    "response",
+    "immune",
+    "prophylaxis",
+    "severe",
 ];
 
 /// Whether an arm heading names a drug of the title (an arm typed
@@ -328,7 +368,10 @@ mod tests {
             ),
             Role::Population
         );
-        assert_eq!(role("Enrollment: 65 (Actual)", &["Trial"]), Role::Population);
+        assert_eq!(
+            role("Enrollment: 65 (Actual)", &["Trial"]),
+            Role::Population
+        );
     }
 
     #[test]
@@ -340,39 +383,84 @@ mod tests {
         );
         assert_eq!(t.role, Role::DoseRegimen);
         assert!(t.confidence > 0.6 && t.confidence <= 1.0, "{t:?}");
-        assert_eq!(role("Metformin 500 mg orally twice daily with meals.", &["Trial"]), Role::DoseRegimen);
+        assert_eq!(
+            role(
+                "Metformin 500 mg orally twice daily with meals.",
+                &["Trial"]
+            ),
+            Role::DoseRegimen
+        );
     }
 
     #[test]
     fn sections_criteria_outcomes_and_harms() {
         let crit = ["Trial", "Eligibility Criteria"];
-        assert_eq!(role("History of severe allergic reaction to 40 mg doses", &crit), Role::Eligibility);
-        assert_eq!(role("Time frame: Week 16", &["Trial", "Outcome Measures"]), Role::Endpoint);
+        assert_eq!(
+            role("History of severe allergic reaction to 40 mg doses", &crit),
+            Role::Eligibility
+        );
+        assert_eq!(
+            role("Time frame: Week 16", &["Trial", "Outcome Measures"]),
+            Role::Endpoint
+        );
         assert_eq!(
             role("The primary outcome was functional status at day 90, measured by the modified Rankin Scale.", &["Trial", "Methods"]),
             Role::Endpoint
         );
         assert_eq!(
-            role("Mortality did not differ between groups (OR 0.88, 95% CI 0.76-1.03; p=0.11).", &["Trial", "Results"]),
+            role(
+                "Mortality did not differ between groups (OR 0.88, 95% CI 0.76-1.03; p=0.11).",
+                &["Trial", "Results"]
+            ),
             Role::Outcome
         );
         assert_eq!(
-            role("Serious adverse events occurred in 379 (33%) vs 417 (36%) patients (p=0.03).", &["Trial", "Results"]),
+            role(
+                "Serious adverse events occurred in 379 (33%) vs 417 (36%) patients (p=0.03).",
+                &["Trial", "Results"]
+            ),
             Role::AdverseEvent
         );
-        assert_eq!(role("Placebo tablet taken orally.", &["Trial", "Arms", "Intervention: Drug: Placebo"]), Role::Comparison);
+        assert_eq!(
+            role(
+                "Placebo tablet taken orally.",
+                &["Trial", "Arms", "Intervention: Drug: Placebo"]
+            ),
+            Role::Comparison
+        );
     }
 
     #[test]
     fn russian_headings_and_cues() {
-        assert_eq!(role("По 1 таблетке 2 раза в сутки.", &["Инструкция", "Способ применения и дозы"]), Role::DoseRegimen);
-        assert_eq!(role("Беременность и период лактации.", &["Инструкция", "Противопоказания"]), Role::Eligibility);
-        assert_eq!(role("Головная боль, тошнота.", &["Инструкция", "Побочное действие"]), Role::AdverseEvent);
+        assert_eq!(
+            role(
+                "По 1 таблетке 2 раза в сутки.",
+                &["Инструкция", "Способ применения и дозы"]
+            ),
+            Role::DoseRegimen
+        );
+        assert_eq!(
+            role(
+                "Беременность и период лактации.",
+                &["Инструкция", "Противопоказания"]
+            ),
+            Role::Eligibility
+        );
+        assert_eq!(
+            role(
+                "Головная боль, тошнота.",
+                &["Инструкция", "Побочное действие"]
+            ),
+            Role::AdverseEvent
+        );
     }
 
     #[test]
     fn no_evidence_is_general_and_empty_text_does_not_panic() {
-        assert_eq!(role("The sky was blue that morning.", &["Notes"]), Role::General);
+        assert_eq!(
+            role("The sky was blue that morning.", &["Notes"]),
+            Role::General
+        );
         assert_eq!(tag_unit("", &[], Shape::Sentence).role, Role::General);
         assert!(tag_document("").is_empty());
         assert!(tag_document("# Only a heading\n").is_empty());

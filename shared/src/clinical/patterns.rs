@@ -62,13 +62,21 @@ impl Evidence {
         if found(&PVAL, r"\bp\s*(?:[<=>≤≥]|&lt;)\s*0?[.·]\d", lower) {
             stats += 0.8;
         }
-        if found(&CI, r"\b95\s?%\s*ci\b|confidence interval|\bci\s*[\[(:]?\s*\d", lower) {
+        if found(
+            &CI,
+            r"\b95\s?%\s*ci\b|confidence interval|\bci\s*[\[(:]?\s*\d",
+            lower,
+        ) {
             stats += 0.6;
         }
         if found(&RATIO, r"\b(?:a?or|hr|rr|aor)\s*[\[(:=]?\s*\d[.·]\d", lower) {
             stats += 0.7;
         }
-        if found(&COUNT, r"\d\s*[\[(]\s*\d+(?:[.·]\d+)?\s*%|\d+\s*/\s*\d+\s*[\[(]\s*\d", lower) {
+        if found(
+            &COUNT,
+            r"\d\s*[\[(]\s*\d+(?:[.·]\d+)?\s*%|\d+\s*/\s*\d+\s*[\[(]\s*\d",
+            lower,
+        ) {
             stats += 0.4;
         }
         let harm = found(
@@ -89,7 +97,11 @@ impl Evidence {
     /// heading path gives, if any.
     pub fn add_to(&self, score: &mut [f32; 9], section: Option<Role>) {
         // Doses in a warnings section qualify a harm (rule: the harm wins).
-        let scale = if section == Some(Role::AdverseEvent) { 0.4 } else { 1.0 };
+        let scale = if section == Some(Role::AdverseEvent) {
+            0.4
+        } else {
+            1.0
+        };
         score[Role::DoseRegimen as usize] += (self.dose + self.freq + self.route) * scale;
         if self.stats > 0.0 {
             let harms = self.harm || section == Some(Role::AdverseEvent);

@@ -55,8 +55,16 @@ pub fn role_units(text: &str, blocks: &[Block]) -> Vec<RoleUnit> {
     let push = |out: &mut Vec<RoleUnit>, r: Range<usize>, shape: Shape| {
         let r = trim_range(text, r);
         if !r.is_empty() {
-            let path = trail.path_at(if shape == Shape::Heading { r.end } else { r.start });
-            out.push(RoleUnit { range: r, shape, path });
+            let path = trail.path_at(if shape == Shape::Heading {
+                r.end
+            } else {
+                r.start
+            });
+            out.push(RoleUnit {
+                range: r,
+                shape,
+                path,
+            });
         }
     };
     for b in blocks.iter().filter(|b| b.range.start >= body) {
@@ -64,7 +72,11 @@ pub fn role_units(text: &str, blocks: &[Block]) -> Vec<RoleUnit> {
             BlockKind::Heading { .. } => push(&mut out, b.range.clone(), Shape::Heading),
             BlockKind::Paragraph | BlockKind::Quote | BlockKind::Html | BlockKind::Other => {
                 for s in sentence_spans(&text[b.range.clone()]) {
-                    push(&mut out, b.range.start + s.start..b.range.start + s.end, Shape::Sentence);
+                    push(
+                        &mut out,
+                        b.range.start + s.start..b.range.start + s.end,
+                        Shape::Sentence,
+                    );
                 }
             }
             BlockKind::Table => push(&mut out, b.range.clone(), Shape::Table),
@@ -72,7 +84,11 @@ pub fn role_units(text: &str, blocks: &[Block]) -> Vec<RoleUnit> {
             BlockKind::List { .. } => {
                 for item in list_items(text, b) {
                     for s in sentence_spans(&text[item.clone()]) {
-                        push(&mut out, item.start + s.start..item.start + s.end, Shape::ListItem);
+                        push(
+                            &mut out,
+                            item.start + s.start..item.start + s.end,
+                            Shape::ListItem,
+                        );
                     }
                 }
             }
