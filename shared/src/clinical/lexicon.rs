@@ -6,7 +6,7 @@
 //! written in lower case and, where a word must not match inside another,
 //! with the spaces around it.
 
-use super::Role;
+use super::role::Role;
 
 /// Heading cues: a heading containing the phrase puts its units in the
 /// role with this weight. The deepest heading with a cue decides; within

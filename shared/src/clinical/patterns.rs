@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::Role;
+use super::role::Role;
 
 /// What the patterns found in one lower-cased unit.
 #[derive(Debug, Clone, Copy, Default)]
