@@ -16,7 +16,8 @@ use crate::error::ChunkError;
 use crate::segment::{bayesseg, BayesSegParams, SegmentCount};
 use crate::strategy::params::{ParamError, Params};
 use crate::strategy::semantic::{parse_sizes, sizes_limits, sizes_table};
-use crate::strategy::{ChunkInput, Chunker, Limits, Rules, Strategy};
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 use crate::tokens::TokenCounter;
 
 /// Eisenstein & Barzilay's BayesSeg.

@@ -15,7 +15,8 @@ use crate::error::ChunkError;
 use crate::segment::{discourse, DiscourseParams};
 use crate::strategy::params::{ParamError, Params};
 use crate::strategy::semantic::{parse_sizes, sizes_limits, sizes_table};
-use crate::strategy::{ChunkInput, Chunker, Limits, Rules, Strategy};
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 
 /// Discourse-cue segmentation.
 #[derive(Debug, Clone, Copy, Default)]

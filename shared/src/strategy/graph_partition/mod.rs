@@ -14,7 +14,8 @@ use crate::error::ChunkError;
 use crate::segment::{graph_partition, GraphParams};
 use crate::strategy::params::{ParamError, Params};
 use crate::strategy::semantic::{parse_sizes, sizes_limits, sizes_table};
-use crate::strategy::{ChunkInput, Chunker, Limits, Rules, Strategy};
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 use crate::tokens::TokenCounter;
 
 /// The minimum-cut model.

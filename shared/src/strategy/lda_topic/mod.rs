@@ -15,7 +15,8 @@ use crate::error::ChunkError;
 use crate::segment::{lda_topic, LdaParams};
 use crate::strategy::params::{ParamError, Params};
 use crate::strategy::semantic::{parse_sizes, sizes_limits, sizes_table};
-use crate::strategy::{ChunkInput, Chunker, Limits, Rules, Strategy};
+use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::limits::{Limits, Rules};
 
 /// Topic shifts by LDA.
 #[derive(Debug, Clone, Copy, Default)]
