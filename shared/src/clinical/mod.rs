@@ -57,12 +57,6 @@ pub fn tag_unit(text: &str, path: &[String], shape: Shape) -> Tag {
             confidence: 0.95,
         };
     }
-    if is_trial_name(text) {
-        return Tag {
-            role: Role::General,
-            confidence: 0.8,
-        };
-    }
     let mut score = [0f32; 9];
     let title = path.first().map(|t| t.to_lowercase()).unwrap_or_default();
     let section = section_role(path, &lower, &title);
@@ -79,6 +73,12 @@ pub fn tag_unit(text: &str, path: &[String], shape: Shape) -> Tag {
                 };
             }
         }
+    }
+    if is_trial_name(text) {
+        return Tag {
+            role: Role::General,
+            confidence: 0.8,
+        };
     }
     for (cue, role, w) in CUES {
         if lower.contains(cue) {
