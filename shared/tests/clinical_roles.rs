@@ -74,7 +74,7 @@ fn byte_offsets(text: &str) -> Vec<usize> {
 }
 
 /// `(gold, predicted)` roles of every gold unit of the split.
-fn predictions(gold: &[Gold], split: &str) -> Vec<(Role, Role)> {
+fn predictions(gold: &[Gold], split: &str) -> Vec<(Role, Role, f32)> {
     let mut by_doc: BTreeMap<&str, Vec<&Gold>> = BTreeMap::new();
     for g in gold.iter().filter(|g| g.split == split) {
         by_doc.entry(g.document.as_str()).or_default().push(g);
@@ -91,11 +91,11 @@ fn predictions(gold: &[Gold], split: &str) -> Vec<(Role, Role)> {
                 .iter()
                 .map(|(u, t)| {
                     let ov = u.range.end.min(b).saturating_sub(u.range.start.max(a));
-                    (ov, t.role)
+                    (ov, t.role, t.confidence)
                 })
-                .filter(|(ov, _)| *ov > 0)
-                .max_by_key(|(ov, _)| *ov);
-            let pred = best.map_or(Role::General, |(_, r)| r);
+                .filter(|(ov, _, _)| *ov > 0)
+                .max_by_key(|(ov, _, _)| *ov);
+            let (pred, conf) = best.map_or((Role::General, 0.0), |(_, r, c)| (r, c));
             if split == "dev"
                 && std::env::var_os("CLINICAL_ROLES_ERRORS").is_some()
                 && pred != g.role
@@ -107,7 +107,7 @@ fn predictions(gold: &[Gold], split: &str) -> Vec<(Role, Role)> {
                     &text[a..b].chars().take(120).collect::<String>()
                 );
             }
-            out.push((g.role, pred));
+            out.push((g.role, pred, conf));
         }
     }
     out
@@ -115,7 +115,8 @@ fn predictions(gold: &[Gold], split: &str) -> Vec<(Role, Role)> {
 
 /// Prints the table; returns the macro precision over the roles other than
 /// `general` that were predicted, and the accuracy.
-fn report(split: &str, pairs: &[(Role, Role)]) -> (f64, f64) {
+fn report(split: &str, tagged: &[(Role, Role, f32)]) -> (f64, f64) {
+    let pairs: Vec<(Role, Role)> = tagged.iter().map(|(g, p, _)| (*g, *p)).collect();
     println!("\n{split}: {} units", pairs.len());
     println!(
         "{:<18} {:>5} {:>5} {:>5} {:>6} {:>6}",
@@ -150,6 +151,19 @@ fn report(split: &str, pairs: &[(Role, Role)]) -> (f64, f64) {
     let macro_p = precisions.iter().sum::<f64>() / precisions.len().max(1) as f64;
     let acc = pairs.iter().filter(|(g, p)| g == p).count() as f64 / pairs.len().max(1) as f64;
     println!("macro precision (roles other than general): {macro_p:.3}; accuracy {acc:.3}");
+    for cut in [0.5f32, 0.6, 0.7, 0.8] {
+        let sure: Vec<_> = tagged
+            .iter()
+            .filter(|(_, p, c)| *p != Role::General && *c >= cut)
+            .collect();
+        let right = sure.iter().filter(|(g, p, _)| g == p).count();
+        println!(
+            "  non-general tags with confidence >= {cut}: {} of {}, precision {:.3}",
+            sure.len(),
+            pairs.iter().filter(|(_, p)| *p != Role::General).count(),
+            right as f64 / sure.len().max(1) as f64
+        );
+    }
     (macro_p, acc)
 }
 
