@@ -4,9 +4,11 @@
 //! cue phrases, dose and statistics patterns; English, with Russian
 //! headings and cues), and chunks end where the role changes:
 //! - consecutive units of one role are packed up to `target_tokens`; a
-//!   run over `hard_max_tokens` is cut at a role change or a packing point
-//!   (the [`crate::chunk::topic`] packer); headings are hard stops, glued to
-//!   what follows;
+//!   run over `hard_max_tokens` is cut at a heading, a role change or a
+//!   packing point (the [`crate::chunk::topic`] packer); a heading is glued
+//!   to what follows, and starts a chunk when the role after it differs
+//!   from the run before it (a section of the same role continues the run,
+//!   up to the target);
 //! - an `endpoint` unit and the units right after it that report an effect
 //!   (p-values, CIs, ratios, percentages) stay in one chunk;
 //! - a role change closes a chunk once it holds `min_tokens` (0: always);
@@ -99,7 +101,16 @@ impl Chunker for ClinicalChunker {
         let text = input.doc.text.as_str();
         let (units, tags) = tagged_units(input, self.sizes.hard_max_tokens);
         let (candidate, coherence) = gaps(text, &units, &tags, self.sizes.target_tokens);
-        let spans = pack(&units, &candidate, &coherence, input.tokens, self.sizes);
+        // Headings are plain units to the packer: `gaps` decides where a
+        // section continues the run before it.
+        let flat: Vec<Unit> = units
+            .iter()
+            .map(|u| Unit {
+                kind: UnitKind::Sentence,
+                ..u.clone()
+            })
+            .collect();
+        let spans = pack(&flat, &candidate, &coherence, input.tokens, self.sizes);
         let mut chunks = chunks_from_spans(input, &spans, true);
         for c in &mut chunks {
             let own = c.byte_start as usize..c.byte_end as usize;
@@ -146,46 +157,64 @@ fn tagged_units(input: &ChunkInput<'_>, hard_max: usize) -> (Vec<Unit>, Vec<Opti
 
 /// Candidate gaps and gap strengths for the packer: a role change is a
 /// candidate (strength 0), so is the gap where a run of one role reaches
-/// the target (0.5); inside a run 1; the gap after a heading and the gaps
-/// between an endpoint and the effect reports after it are glued.
+/// the target (0.5); inside a run 1. A heading is a candidate when the
+/// role after it differs from the run before it or the run would pass the
+/// target (strength -1: the first place an over-long run is cut); a
+/// section of the same role continues the run. The gap after a heading and
+/// the gaps between an endpoint and the effect reports right after it are
+/// glued.
 fn gaps(text: &str, units: &[Unit], tags: &[Option<Tag>], target: usize) -> (Vec<bool>, Vec<f32>) {
     let n = units.len();
     let mut candidate = vec![false; n];
     let mut coherence = vec![GLUED; n];
-    let mut run = units.first().map_or(0, |u| u.tokens);
-    let mut in_endpoint = matches!(tags.first(), Some(Some(t)) if t.role == Role::Endpoint);
-    for g in 1..n {
-        let (prev, cur) = (&units[g - 1], &units[g]);
+    let mut last: Option<Role> = None;
+    let mut run = 0usize;
+    let mut in_endpoint = false;
+    let mut after_heading = false;
+    for g in 0..n {
+        let cur = &units[g];
         if cur.kind == UnitKind::Heading {
-            coherence[g] = HEADING_GAP;
-            run = 0;
+            if g > 0 && !after_heading {
+                let next = (g + 1..n).find(|&i| tags[i].is_some());
+                let next_role = next.and_then(|i| tags[i]).map(|t| t.role);
+                let next_tokens = next.map_or(0, |i| units[i].tokens);
+                coherence[g] = HEADING_GAP;
+                if next_role != last || run + cur.tokens + next_tokens > target {
+                    candidate[g] = true;
+                    run = 0;
+                }
+            }
+            run += cur.tokens;
             in_endpoint = false;
+            after_heading = true;
             continue;
         }
         let role = tags[g].map(|t| t.role);
-        if prev.kind == UnitKind::Heading {
-            run = cur.tokens;
-            in_endpoint = role == Some(Role::Endpoint);
-            continue;
-        }
-        if in_endpoint && role != Some(Role::Endpoint) && reports_effect(&text[cur.range.clone()]) {
+        if g == 0 || after_heading {
+            // Glued to its heading; the heading's gap decided.
+            after_heading = false;
+        } else if in_endpoint
+            && role != Some(Role::Endpoint)
+            && reports_effect(&text[cur.range.clone()])
+        {
             // An endpoint keeps the sentences reporting its effect.
             run += cur.tokens;
+            last = role;
             continue;
-        }
-        in_endpoint = role == Some(Role::Endpoint);
-        if role != tags[g - 1].map(|t| t.role) {
+        } else if role != last {
             candidate[g] = true;
             coherence[g] = 0.0;
-            run = cur.tokens;
+            run = 0;
         } else if run + cur.tokens > target {
             candidate[g] = true;
             coherence[g] = 0.5;
-            run = cur.tokens;
+            run = 0;
         } else {
             coherence[g] = 1.0;
-            run += cur.tokens;
         }
+        run += cur.tokens;
+        in_endpoint = role == Some(Role::Endpoint);
+        last = role;
     }
     (candidate, coherence)
 }
