@@ -207,6 +207,10 @@ fn every_chunk_of_the_documents_gets_a_facet_type() {
             let t = facet["facet_type"].as_str().expect("facet_type");
             assert!(Role::from_name(t).is_some(), "{t}");
             *facets.entry(t.to_owned()).or_default() += 1;
+            if std::env::var_os("CLINICAL_CHUNKS").is_some() {
+                let head: String = c.chunk_text.chars().take(90).collect();
+                println!("  {facet}\t{}", head.replace('\n', " / "));
+            }
         }
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         println!("{name}: {} chunks {facets:?}", out.chunks.len());
