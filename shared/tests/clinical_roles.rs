@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use shared::clinical::{tag_document, Role};
 
 /// Floors a little under what was measured (held out: macro precision
-/// 0.883, accuracy 0.877; dev: 0.952, 0.977), so a regression fails.
+/// 0.885, accuracy 0.877; dev: 0.952, 0.977), so a regression fails.
 const TEST_FLOOR: Floor = Floor {
     macro_precision: 0.85,
     accuracy: 0.85,

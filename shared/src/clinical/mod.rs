@@ -86,6 +86,10 @@ pub fn tag_unit(text: &str, path: &[String], shape: Shape) -> Tag {
         }
     }
     ev.add_to(&mut score, section.map(|(r, _)| r));
+    if let Some((role, _)) = section {
+        // Ties go to the section's role.
+        score[role.index()] += 0.01;
+    }
     best(&score)
 }
 
@@ -148,6 +152,7 @@ fn arm_role(heading: &str, lower: &str, title: &str) -> Option<(Role, f32)> {
     let control = [
         "placebo",
         "sham",
+        "saline",
         "no intervention",
         "usual care",
         "standard care",

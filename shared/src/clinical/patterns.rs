@@ -21,6 +21,9 @@ pub(crate) struct Evidence {
     pub stats: f32,
     /// Words of harm.
     pub harm: bool,
+    /// Participant flow: a count of people who were enrolled, received,
+    /// completed ("1161 patients received", "66 patients were enrolled").
+    pub flow: bool,
 }
 
 fn re(cell: &'static OnceLock<Option<Regex>>, pattern: &str) -> Option<&'static Regex> {
@@ -39,6 +42,7 @@ static CI: OnceLock<Option<Regex>> = OnceLock::new();
 static RATIO: OnceLock<Option<Regex>> = OnceLock::new();
 static COUNT: OnceLock<Option<Regex>> = OnceLock::new();
 static HARM: OnceLock<Option<Regex>> = OnceLock::new();
+static FLOW: OnceLock<Option<Regex>> = OnceLock::new();
 
 impl Evidence {
     /// The evidence in `lower` (lower-cased text).
@@ -84,7 +88,13 @@ impl Evidence {
             r"adverse|side effect|toxicit|tolerat|safety|elevation|myopathy|rhabdomyolysis|hemorrhag|haemorrhag|infection|reaction|побочн|нежелательн",
             lower,
         );
+        let flow = found(
+            &FLOW,
+            r"\b\d[\d,]*\s+(?:\w+\s+)?(?:patients|participants|subjects|children|adults|women|men|infants)\s+(?:were\s+(?:enrolled|randomi[sz]ed|included|recruited|allocated|analy[sz]ed)|received|completed|underwent)\b",
+            lower,
+        );
         Self {
+            flow,
             dose: if dose { 0.6 } else { 0.0 },
             freq: if freq { 0.5 } else { 0.0 },
             route: if route { 0.3 } else { 0.0 },
@@ -103,6 +113,9 @@ impl Evidence {
             1.0
         };
         score[Role::DoseRegimen as usize] += (self.dose + self.freq + self.route) * scale;
+        if self.flow {
+            score[Role::Population as usize] += 0.5;
+        }
         if self.stats > 0.0 {
             let harms = self.harm || section == Some(Role::AdverseEvent);
             let to = if harms {
