@@ -9,8 +9,9 @@
 //!   to what follows, and starts a chunk when the role after it differs
 //!   from the run before it (a section of the same role continues the run,
 //!   up to the target);
-//! - an `endpoint` unit and the units right after it that report an effect
-//!   (p-values, CIs, ratios, percentages) stay in one chunk;
+//! - an `endpoint` unit and the units right after it in its section that
+//!   report an effect (p-values, CIs, ratios, percentages) stay in one
+//!   chunk;
 //! - a role change closes a chunk once it holds `min_tokens` (0: always);
 //! - each chunk gets `facet_json = {"facet_type": ..., "role_confidence":
 //!   ..., "roles": {...}}`: `facet_type` is the chunk's dominant role (most
