@@ -491,6 +491,7 @@ mod tests {
                 "pmc-v1",
                 "ctgov-v1",
                 "dailymed-v1",
+                "clinical-v1",
                 "table-v1",
                 "table-rows-v1",
                 "table-summary-v1",

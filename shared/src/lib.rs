@@ -23,6 +23,7 @@
 //! share; [`tokens`] counts tokens exactly (cl100k_base / o200k_base).
 
 pub mod chunk;
+pub mod clinical;
 pub mod contract;
 pub mod embed;
 pub mod engine;

@@ -183,9 +183,8 @@ fn a_profile_file_may_choose_o200k_for_any_strategy() {
             | "bayesseg"
             | "lda_topic"
             | "graph_partition"
-            | "discourse_segmenter" => {
-                "target_tokens = 200\nhard_max_tokens = 300\nmin_tokens = 50\n"
-            }
+            | "discourse_segmenter"
+            | "clinical_role" => "target_tokens = 200\nhard_max_tokens = 300\nmin_tokens = 50\n",
             "document" => "max_tokens = 200\n",
             "sliding_window" | "section_aware" | "table" => {
                 "target_tokens = 200\nhard_max_tokens = 300\n"

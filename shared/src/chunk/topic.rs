@@ -102,7 +102,11 @@ pub(crate) fn units(blocks: &[Block], tokens: &DocumentTokens<'_>, hard_max: usi
 
 /// Cuts a range over `max` tokens at line starts, and a line still over it
 /// into token windows; a range that fits is returned whole.
-fn fit_unit(tokens: &DocumentTokens<'_>, r: Range<usize>, max: usize) -> Vec<Range<usize>> {
+pub(crate) fn fit_unit(
+    tokens: &DocumentTokens<'_>,
+    r: Range<usize>,
+    max: usize,
+) -> Vec<Range<usize>> {
     if !tokens.exceeds(r.clone(), max) {
         return vec![r];
     }

@@ -54,6 +54,7 @@ builtin_strategies! {
     discourse_segmenter::DiscourseSegmenter,
     sliding_window::SlidingWindow,
     section_aware::SectionAware,
+    clinical_role::ClinicalRole,
     table::Table,
     document::Document,
 }
