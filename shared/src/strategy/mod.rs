@@ -56,6 +56,7 @@ builtin_strategies! {
     section_aware::SectionAware,
     table::Table,
     document::Document,
+    layout_heuristic::LayoutHeuristic,
 }
 
 /// Strategies by name, in registration order.
