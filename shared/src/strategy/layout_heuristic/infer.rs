@@ -16,6 +16,9 @@ const MAX_CHARS: usize = 90;
 const MAX_WORDS: usize = 12;
 /// A plain line (no bold, caps or numbering) is a heading only this short.
 const MAX_PLAIN_WORDS: usize = 8;
+/// At most this much text (bytes) between a title and the first heading
+/// after it: a subtitle, an author line.
+const MAX_SUBTITLE: usize = 300;
 
 /// How a pseudo-heading shows itself, highest typographic rank first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -198,11 +201,18 @@ pub(crate) fn infer(text: &str, blocks: &[Block], furniture: &[usize]) -> Vec<In
     }
     let roman = cands.iter().any(|c| c.depth.is_some() && !c.lettered && numbering_roman(&c.text));
     // A title: the first candidate, before any content, followed at once
-    // by another candidate or of a style no other un-numbered one has.
+    // by another candidate, of a style no other un-numbered one has, or of
+    // three words or more with only a short subtitle before the next one
+    // (section names are short: "INTRODUCTION", "EXECUTIVE SUMMARY").
     let first = &cands[0];
+    let subtitle = cands.get(1).is_some_and(|next| {
+        blocks[next.block].range.start - blocks[first.block].range.end <= MAX_SUBTITLE
+            && first.text.split_whitespace().count() >= 3
+    });
     let title = content.first() == Some(&first.block)
         && first.depth.is_none()
         && (cands.get(1).is_some_and(|c| content.get(1) == Some(&c.block))
+            || subtitle
             || !cands[1..].iter().any(|c| c.depth.is_none() && c.style == first.style));
     let shift = u8::from(title);
     let max_depth = cands.iter().filter_map(|c| c.depth).max();
@@ -245,13 +255,30 @@ fn numbering_roman(line: &str) -> bool {
 }
 
 /// `blocks` with the inferred headings as heading blocks (same ranges).
-pub(crate) fn with_headings(blocks: &[Block], inferred: &[Inferred]) -> Vec<Block> {
+/// Furniture at the head of the document (a running header, a page marker)
+/// before a heading becomes a copy of that heading, so that it travels with
+/// the first section instead of making a chunk of its own.
+pub(crate) fn with_headings(blocks: &[Block], inferred: &[Inferred], furniture: &[usize]) -> Vec<Block> {
     let mut out = blocks.to_vec();
     for h in inferred {
         if let Some(b) = out.get_mut(h.block) {
             b.kind = BlockKind::Heading { level: h.level };
             b.heading_text = h.text.clone();
             b.items.clear();
+        }
+    }
+    let lead = out
+        .iter()
+        .enumerate()
+        .take_while(|(i, b)| furniture.binary_search(i).is_ok() || b.kind == BlockKind::FrontMatter)
+        .count();
+    if let Some(first) = out.get(lead).filter(|b| matches!(b.kind, BlockKind::Heading { .. })).cloned() {
+        for i in 0..lead {
+            if furniture.binary_search(&i).is_ok() {
+                out[i].kind = first.kind;
+                out[i].heading_text = first.heading_text.clone();
+                out[i].items.clear();
+            }
         }
     }
     out

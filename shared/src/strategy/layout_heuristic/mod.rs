@@ -98,7 +98,7 @@ pub(crate) struct Layout {
 pub(crate) fn layout(text: &str, blocks: &[Block]) -> Layout {
     let pages = analyse(text, blocks);
     let headings = infer(text, blocks, &pages.furniture);
-    let blocks = with_headings(blocks, &headings);
+    let blocks = with_headings(blocks, &headings, &pages.furniture);
     Layout { pages, blocks }
 }
 
