@@ -124,6 +124,11 @@ fn candidate(
 ) -> Option<Candidate> {
     let b = &blocks[i];
     let line = text[b.range.clone()].trim();
+    // A line right before a table is its caption: a table chunk starts
+    // with real headings or its header row only.
+    if next_content.is_some_and(|n| blocks[n].kind == BlockKind::Table) {
+        return None;
+    }
     let single_item = matches!(b.kind, BlockKind::List { ordered: true }) && b.items.len() == 1;
     if !(b.kind == BlockKind::Paragraph || single_item) || line.contains('\n') || !alone(text, blocks, i) {
         return None;
