@@ -260,10 +260,14 @@ fn numbering_roman(line: &str) -> bool {
 }
 
 /// `blocks` with the inferred headings as heading blocks (same ranges).
-/// Furniture at the head of the document (a running header, a page marker)
-/// before a heading becomes a copy of that heading, so that it travels with
-/// the first section instead of making a chunk of its own.
-pub(crate) fn with_headings(blocks: &[Block], inferred: &[Inferred], furniture: &[usize]) -> Vec<Block> {
+/// Furniture right before a heading (a page's footer and the next page's
+/// running header, a page marker) becomes a copy of that heading, so that it
+/// travels with that section instead of making a chunk of its own.
+pub(crate) fn with_headings(
+    blocks: &[Block],
+    inferred: &[Inferred],
+    furniture: &[usize],
+) -> Vec<Block> {
     let mut out = blocks.to_vec();
     for h in inferred {
         if let Some(b) = out.get_mut(h.block) {
@@ -272,19 +276,24 @@ pub(crate) fn with_headings(blocks: &[Block], inferred: &[Inferred], furniture: 
             b.items.clear();
         }
     }
-    let lead = out
-        .iter()
-        .enumerate()
-        .take_while(|(i, b)| furniture.binary_search(i).is_ok() || b.kind == BlockKind::FrontMatter)
-        .count();
-    if let Some(first) = out.get(lead).filter(|b| matches!(b.kind, BlockKind::Heading { .. })).cloned() {
-        for i in 0..lead {
-            if furniture.binary_search(&i).is_ok() {
-                out[i].kind = first.kind;
-                out[i].heading_text = first.heading_text.clone();
-                out[i].items.clear();
+    let mut run: Vec<usize> = Vec::new();
+    for i in 0..out.len() {
+        if furniture.binary_search(&i).is_ok() {
+            run.push(i);
+            continue;
+        }
+        if out[i].kind == BlockKind::FrontMatter && run.is_empty() {
+            continue;
+        }
+        if matches!(out[i].kind, BlockKind::Heading { .. }) {
+            let (kind, heading) = (out[i].kind, out[i].heading_text.clone());
+            for &f in &run {
+                out[f].kind = kind;
+                out[f].heading_text = heading.clone();
+                out[f].items.clear();
             }
         }
+        run.clear();
     }
     out
 }

@@ -132,22 +132,24 @@ pub(crate) fn analyse(text: &str, blocks: &[Block]) -> Pages {
         .iter()
         .filter_map(|&(i, line)| marker(line).map(|m| (i, m)))
         .collect();
-    // A lone number is a page number when the next or the previous lone
-    // number is its neighbour in sequence.
-    let lone: Vec<(usize, u32)> = markers
+    // A lone number is a page number when the page number before or after
+    // it (lone or explicit) is its neighbour in sequence.
+    let numbers: Vec<(usize, u32, bool)> = markers
         .iter()
         .filter_map(|&(i, m)| match m {
-            Marker::Lone(n) => Some((i, n)),
+            Marker::Lone(n) => Some((i, n, true)),
+            Marker::Explicit(n) => Some((i, n, false)),
             _ => None,
         })
         .collect();
-    let in_sequence = |k: usize| {
-        let n = lone[k].1;
-        (k > 0 && lone[k - 1].1 + 1 == n) || lone.get(k + 1).is_some_and(|&(_, m)| m == n + 1)
-    };
-    let numbers: Vec<usize> = (0..lone.len())
-        .filter(|&k| in_sequence(k))
-        .map(|k| lone[k].0)
+    let numbers: Vec<usize> = (0..numbers.len())
+        .filter(|&k| {
+            let (_, n, _) = numbers[k];
+            (k > 0 && numbers[k - 1].1 + 1 == n)
+                || numbers.get(k + 1).is_some_and(|&(_, m, _)| m == n + 1)
+        })
+        .filter(|&k| numbers[k].2)
+        .map(|k| numbers[k].0)
         .collect();
     markers.retain(|&(i, m)| !matches!(m, Marker::Lone(_)) || numbers.contains(&i));
     let mut furniture: Vec<usize> = markers.iter().map(|&(i, _)| i).collect();
