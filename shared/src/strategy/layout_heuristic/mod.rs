@@ -245,3 +245,32 @@ impl Chunker for LayoutChunker {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // tests: a panic is the failure report
+    use super::*;
+    use crate::markdown::parse_blocks;
+
+    #[test]
+    fn wrapped_lines_are_joined_in_a_copy_of_the_same_length() {
+        let text = "A para-\ngraph wrapped\nover lines.\n\n- a list\n- stays\n";
+        let joined = joined_lines(text, &parse_blocks(text), &[]);
+        assert_eq!(joined.len(), text.len());
+        assert_eq!(
+            joined,
+            "A para- graph wrapped over lines.\n\n- a list\n- stays\n"
+        );
+    }
+
+    #[test]
+    fn the_analysis_marks_headings_and_furniture() {
+        let text = "ACME | Report\n\n**Plan**\n\nWe plan to plan.\n\nPage 1 of 3\n\nACME | Report\n\nMore text here.\n\nPage 2 of 3\n\nACME | Report\n\nThe end.\n\nPage 3 of 3\n";
+        let blocks = parse_blocks(text);
+        let l = layout(text, &blocks);
+        assert_eq!(l.pages.furniture.len(), 6);
+        // The running header before the first heading copies it.
+        assert_eq!(l.blocks[0].kind, BlockKind::Heading { level: 1 });
+        assert_eq!(l.blocks[1].heading_text, "Plan");
+    }
+}
