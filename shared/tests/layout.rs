@@ -203,7 +203,10 @@ fn starts(chunks: &[Chunk], lines: &BTreeSet<String>) -> BTreeSet<String> {
 fn boundaries_match_structural_on_the_headed_documents() {
     let mut total = (0usize, 0usize, 0usize);
     // The four fixtures here, and the PDF export of the main fixtures.
-    let pdf_export = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/07-pdf-export.md");
+    let pdf_export = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/07-pdf-export.md"
+    );
     let converted = |name: &str| match name {
         "07-pdf-export" => std::fs::read(pdf_export).unwrap(),
         _ => fixture(name),
@@ -222,7 +225,8 @@ fn boundaries_match_structural_on_the_headed_documents() {
         let f1 = 2.0 * hits as f64 / (got.len() + want.len()) as f64;
         // The baseline: spec-v1 on the converted document, no inference.
         let plain = starts(&run(&converted(name), "spec-v1").chunks, &lines);
-        let base = 2.0 * plain.intersection(&want).count() as f64 / (plain.len() + want.len()) as f64;
+        let base =
+            2.0 * plain.intersection(&want).count() as f64 / (plain.len() + want.len()) as f64;
         println!(
             "{name}: layout-v1 {} starts, spec-v1 on headings {}, shared {hits}, boundary F1 {f1:.2} (spec-v1 on the converted text {base:.2})",
             got.len(),

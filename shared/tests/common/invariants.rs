@@ -290,8 +290,8 @@ pub fn check_group(
         }
         // The layout heuristic leaves running headers, footers and page
         // numbers (whole one-line paragraphs) out of the text it embeds.
-        let furniture_left_out =
-            profile.strategy == "layout_heuristic" && furniture_left_out(&c.embed_text, &c.chunk_text);
+        let furniture_left_out = profile.strategy == "layout_heuristic"
+            && furniture_left_out(&c.embed_text, &c.chunk_text);
         if c.embed_text != c.chunk_text && !summary && !furniture_left_out {
             match c
                 .embed_text
