@@ -145,9 +145,11 @@ fn without_furniture(c: &Chunk, text: &str, furniture: &[std::ops::Range<usize>]
     if text.get(start..c.byte_start as usize) != Some(prefix) {
         return None;
     }
-    let inside: Vec<&std::ops::Range<usize>> = furniture
+    // Furniture ranges are sorted and disjoint (blocks in order).
+    let first = furniture.partition_point(|r| r.start < start);
+    let inside: Vec<&std::ops::Range<usize>> = furniture[first..]
         .iter()
-        .filter(|r| r.start >= start && r.end <= end)
+        .take_while(|r| r.end <= end)
         .collect();
     if inside.is_empty() {
         return None;

@@ -151,22 +151,23 @@ pub(crate) fn analyse(text: &str, blocks: &[Block]) -> Pages {
         .filter(|&k| numbers[k].2)
         .map(|k| numbers[k].0)
         .collect();
-    markers.retain(|&(i, m)| !matches!(m, Marker::Lone(_)) || numbers.contains(&i));
+    markers.retain(|&(i, m)| !matches!(m, Marker::Lone(_)) || numbers.binary_search(&i).is_ok());
     let mut furniture: Vec<usize> = markers.iter().map(|&(i, _)| i).collect();
     // Running headers and footers: the same short line on three or more
     // pages (or three or more times, without page markers).
     let mut seen: FxHashMap<String, Vec<usize>> = FxHashMap::default();
     for &(i, line) in &lines {
-        if line.chars().count() <= MAX_FURNITURE_CHARS && !furniture.contains(&i) {
+        if line.chars().count() <= MAX_FURNITURE_CHARS && furniture.binary_search(&i).is_err() {
             seen.entry(repeat_key(line)).or_default().push(i);
         }
     }
-    let repeated: Vec<usize> = seen
+    let mut repeated: Vec<usize> = seen
         .values()
         .filter(|found| found.len() >= MIN_REPEATS)
         .flatten()
         .copied()
         .collect();
+    repeated.sort_unstable();
     let starts = page_starts(blocks, &markers, &repeated);
     let pages = Pages {
         furniture: Vec::new(),
@@ -209,8 +210,8 @@ fn page_starts(
         .collect();
     let headers = numbered.first().is_some_and(|&first| {
         blocks[..first].iter().enumerate().all(|(i, b)| {
-            markers.iter().any(|&(m, _)| m == i)
-                || repeated.contains(&i)
+            markers.binary_search_by_key(&i, |&(m, _)| m).is_ok()
+                || repeated.binary_search(&i).is_ok()
                 || matches!(b.kind, BlockKind::FrontMatter | BlockKind::ThematicBreak)
         })
     });
