@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::pages::alone;
 use crate::markdown::{Block, BlockKind};
 
 /// Longer lines are never headings.
@@ -102,18 +103,6 @@ fn bold_only(line: &str) -> Option<&str> {
     })
 }
 
-/// Whether block `i` stands alone: blank lines (or the document's edges)
-/// before and after it.
-fn alone(text: &str, blocks: &[Block], i: usize) -> bool {
-    let r = &blocks[i].range;
-    let before = &text[..r.start];
-    let after = &text[r.end..];
-    let blank_before = i == 0 || before.trim_end_matches([' ', '\t']).ends_with("\n\n");
-    let rest = after.trim_start_matches([' ', '\t']);
-    let blank_after = rest.trim().is_empty() || rest.starts_with("\n\n") || rest.starts_with("\n \n");
-    blank_before && blank_after
-}
-
 /// The candidate block `i` is, if any.
 fn candidate(
     text: &str,
@@ -121,12 +110,14 @@ fn candidate(
     i: usize,
     first: bool,
     next_content: Option<usize>,
+    next_body: Option<usize>,
 ) -> Option<Candidate> {
     let b = &blocks[i];
     let line = text[b.range.clone()].trim();
-    // A line right before a table is its caption: a table chunk starts
-    // with real headings or its header row only.
-    if next_content.is_some_and(|n| blocks[n].kind == BlockKind::Table) {
+    // A line right before a table (real headings between them aside) is
+    // its caption: a table chunk starts with real headings or its header
+    // row only.
+    if next_body.is_some_and(|n| blocks[n].kind == BlockKind::Table) {
         return None;
     }
     let single_item = matches!(b.kind, BlockKind::List { ordered: true }) && b.items.len() == 1;
@@ -154,7 +145,7 @@ fn candidate(
         // A plain short line heads the longer paragraph or list after it.
         let next = next_content.map(|n| &blocks[n])?;
         let next_line = !text[next.range.clone()].contains('\n');
-        if first && next_line && next.range.len() <= MAX_CHARS {
+        if first && next_line && next.range.len() <= MAX_CHARS && !body.ends_with(':') {
             // A document title followed by a heading line.
             return Some(Candidate {
                 block: i,
@@ -190,7 +181,15 @@ pub(crate) fn infer(text: &str, blocks: &[Block], furniture: &[usize]) -> Vec<In
         .iter()
         .enumerate()
         .filter(|(_, &i)| !matches!(blocks[i].kind, BlockKind::Heading { .. }))
-        .filter_map(|(k, &i)| candidate(text, blocks, i, k == 0, content.get(k + 1).copied()))
+        .filter_map(|(k, &i)| {
+            let rest = content.get(k + 1..).unwrap_or_default();
+            let next_body = rest
+                .iter()
+                .copied()
+                .find(|&n| !matches!(blocks[n].kind, BlockKind::Heading { .. }));
+            candidate(text, blocks, i, k == 0, rest.first().copied(), next_body)
+        })
+
         .collect();
     // Numbering counts when it is consistent: two or more numbered lines.
     // A lone plain numbered line ("2 Apples") is no heading.

@@ -100,10 +100,24 @@ fn marker(line: &str) -> Option<Marker> {
     None
 }
 
-/// Whether `b` is a block on one line that furniture could be (a list of
+/// Whether block `i` stands alone: blank lines (or the document's edges)
+/// before and after it.
+pub(super) fn alone(text: &str, blocks: &[Block], i: usize) -> bool {
+    let r = &blocks[i].range;
+    let before = &text[..r.start];
+    let after = &text[r.end..];
+    let blank_before = i == 0 || before.trim_end_matches([' ', '\t']).ends_with("\n\n");
+    let rest = after.trim_start_matches([' ', '\t']);
+    let blank_after = rest.trim().is_empty() || rest.starts_with("\n\n") || rest.starts_with("\n \n");
+    blank_before && blank_after
+}
+
+/// Whether block `i` is a line standing alone that furniture could be (a list of
 /// one item too: `- 3 -` reads as a bullet).
-pub(crate) fn one_line(text: &str, b: &Block) -> bool {
-    matches!(
+pub(crate) fn one_line(text: &str, blocks: &[Block], i: usize) -> bool {
+    let b = &blocks[i];
+    alone(text, blocks, i)
+        && matches!(
         b.kind,
         BlockKind::Paragraph | BlockKind::Html | BlockKind::Other | BlockKind::List { .. }
     ) && !text[b.range.clone()].contains('\n')
@@ -125,7 +139,7 @@ pub(crate) fn analyse(text: &str, blocks: &[Block]) -> Pages {
     let lines: Vec<(usize, &str)> = blocks
         .iter()
         .enumerate()
-        .filter(|(_, b)| one_line(text, b))
+        .filter(|&(i, _)| one_line(text, blocks, i))
         .map(|(i, b)| (i, text[b.range.clone()].trim()))
         .collect();
     let mut markers: Vec<(usize, Marker)> = lines
@@ -154,7 +168,7 @@ pub(crate) fn analyse(text: &str, blocks: &[Block]) -> Pages {
     markers.retain(|&(i, m)| !matches!(m, Marker::Lone(_)) || numbers.binary_search(&i).is_ok());
     let mut furniture: Vec<usize> = markers.iter().map(|&(i, _)| i).collect();
     // Running headers and footers: the same short line on three or more
-    // pages (or three or more times, without page markers).
+    // pages.
     let mut seen: FxHashMap<String, Vec<usize>> = FxHashMap::default();
     for &(i, line) in &lines {
         if line.chars().count() <= MAX_FURNITURE_CHARS && furniture.binary_search(&i).is_err() {
@@ -179,12 +193,9 @@ pub(crate) fn analyse(text: &str, blocks: &[Block]) -> Pages {
             .map(|&i| pages.page_at(blocks[i].range.start))
             .collect();
         on.dedup();
-        let repeats = if pages.starts.is_empty() {
-            found.len()
-        } else {
-            on.len()
-        };
-        if repeats >= MIN_REPEATS {
+        // Without page markers a repeated line is no furniture: "N/A" or
+        // "Yes." may answer several questions of one page.
+        if !pages.starts.is_empty() && on.len() >= MIN_REPEATS {
             furniture.extend(found);
         }
     }
