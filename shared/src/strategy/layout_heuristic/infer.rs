@@ -78,7 +78,8 @@ fn numbering(line: &str) -> Option<(u8, bool, &str)> {
 }
 
 /// Whether `s` reads as a title: not too long, starting with an uppercase
-/// letter or a digit, not ending like a sentence or a clause.
+/// letter or a digit, not ending like a sentence or a clause (a line
+/// ending in a colon introduces what follows: `**Steps:**`).
 fn title_like(s: &str, max_words: usize) -> bool {
     let words = s.split_whitespace().count();
     let first = s.chars().next();
@@ -86,7 +87,7 @@ fn title_like(s: &str, max_words: usize) -> bool {
         && s.chars().count() <= MAX_CHARS
         && s.chars().any(char::is_alphabetic)
         && first.is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
-        && !s.ends_with(['.', ',', ';', '!', '?', '|'])
+        && !s.ends_with(['.', ',', ';', ':', '!', '?', '|'])
         && !s.contains("](")
 }
 
@@ -145,7 +146,7 @@ fn candidate(
         // A plain short line heads the longer paragraph or list after it.
         let next = next_content.map(|n| &blocks[n])?;
         let next_line = !text[next.range.clone()].contains('\n');
-        if first && next_line && next.range.len() <= MAX_CHARS && !body.ends_with(':') {
+        if first && next_line && next.range.len() <= MAX_CHARS {
             // A document title followed by a heading line.
             return Some(Candidate {
                 block: i,
@@ -157,7 +158,7 @@ fn candidate(
         }
         let long = next.range.len() > 2 * line.len();
         let content = matches!(next.kind, BlockKind::Paragraph | BlockKind::List { .. } | BlockKind::Table);
-        if !(title_like(body, MAX_PLAIN_WORDS) && long && content) || body.ends_with(':') {
+        if !(title_like(body, MAX_PLAIN_WORDS) && long && content) {
             return None;
         }
     }
@@ -351,5 +352,7 @@ mod tests {
     fn a_lone_numbered_line_or_a_line_inside_a_paragraph_is_no_heading() {
         assert!(headings("2 Apples\n\nWe bought apples at the market today.\n").is_empty());
         assert!(headings("Text line one\nRESULTS\nmore text.\n").is_empty());
+        // A bold label that introduces a list is no heading.
+        assert!(headings("**Steps:**\n\n- one\n- two\n\nSome closing words here.\n").is_empty());
     }
 }
