@@ -496,7 +496,8 @@ mod tests {
                 "table-rows-v1",
                 "table-summary-v1",
                 "document-v1",
-                "hierarchy-v1"
+                "hierarchy-v1",
+                "layout-v1"
             ]
         );
         let doc = engine

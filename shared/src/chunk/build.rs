@@ -239,6 +239,8 @@ pub(crate) fn build_chunks(pieces: Vec<Piece>, ctx: &BuildContext<'_>) -> Vec<Ch
                 parent_chunk_id: None,
                 is_table: None,
                 facet_json: None,
+                page_start: None,
+                page_end: None,
             }
         })
         .collect()

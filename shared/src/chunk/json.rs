@@ -216,6 +216,12 @@ pub fn push_chunk_json(chunk: &Chunk, out: &mut Vec<u8>) -> Result<(), serde_jso
     if let Some(f) = &c.facet_json {
         value_field(out, "facet_json", f)?;
     }
+    if let Some(p) = c.page_start {
+        num_field(out, "page_start", u64::from(p));
+    }
+    if let Some(p) = c.page_end {
+        num_field(out, "page_end", u64::from(p));
+    }
     out.push(b'}');
     Ok(())
 }

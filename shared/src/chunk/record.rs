@@ -225,6 +225,16 @@ pub struct Chunk {
     /// table for the summary mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub facet_json: Option<serde_json::Value>,
+    /// The page (1-based, as the document's page markers number it) where
+    /// the chunk's own content starts, when the document carries page
+    /// markers (`layout_heuristic`: `<!-- page N -->`, "Page N of M",
+    /// page numbers in sequence).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_start: Option<u32>,
+    /// The page where the chunk's own content ends (inclusive); present
+    /// exactly when `page_start` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_end: Option<u32>,
 }
 
 impl Chunk {

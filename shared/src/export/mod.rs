@@ -209,6 +209,12 @@ pub struct OwnFields<'a> {
     pub closing_suffix_chars: u32,
     pub profile: &'a str,
     pub tokenizer: &'a str,
+    /// The pages the chunk's own content spans (`layout_heuristic`, when
+    /// the document carries page markers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_start: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_end: Option<u32>,
 }
 
 /// The name of chunk `n`'s file.
@@ -418,5 +424,7 @@ fn own_fields(c: &Chunk) -> OwnFields<'_> {
         closing_suffix_chars: c.closing_suffix_chars,
         profile: &c.profile,
         tokenizer: &c.tokenizer,
+        page_start: c.page_start,
+        page_end: c.page_end,
     }
 }

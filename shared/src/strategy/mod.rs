@@ -57,6 +57,7 @@ builtin_strategies! {
     clinical_role::ClinicalRole,
     table::Table,
     document::Document,
+    layout_heuristic::LayoutHeuristic,
 }
 
 /// Strategies by name, in registration order.

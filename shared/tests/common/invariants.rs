@@ -288,7 +288,11 @@ pub fn check_group(
                 "{at}: a table summary's embed_text does not describe the table"
             ));
         }
-        if c.embed_text != c.chunk_text && !summary {
+        // The layout heuristic leaves running headers, footers and page
+        // numbers (whole one-line paragraphs) out of the text it embeds.
+        let furniture_left_out = profile.strategy == "layout_heuristic"
+            && furniture_left_out(&c.embed_text, &c.chunk_text);
+        if c.embed_text != c.chunk_text && !summary && !furniture_left_out {
             match c
                 .embed_text
                 .strip_suffix(c.chunk_text.as_str())
@@ -307,6 +311,13 @@ pub fn check_group(
                     "{at}: embed_text is not breadcrumb + blank line + chunk_text"
                 )),
             }
+        }
+
+        // Page numbers only where the document has them, in order.
+        match (c.page_start, c.page_end) {
+            (None, None) => {}
+            (Some(a), Some(z)) if a <= z && profile.strategy == "layout_heuristic" => {}
+            other => v.push(format!("{at}: page_start/page_end {other:?}")),
         }
 
         // chunk_text == prefix + own + suffix.
@@ -514,4 +525,36 @@ pub fn check_nothing_lost(text: &str, chunks: &[Chunk], v: &mut Vec<String>) {
         covered = covered.max(e);
     }
     report(covered, text.len(), v);
+}
+
+/// Whether `embed_text` is `chunk_text` (with or without a breadcrumb of at
+/// most 32 tokens and a blank line before it) less some of its paragraphs,
+/// each a single line of at most 100 characters (page furniture).
+fn furniture_left_out(embed_text: &str, chunk_text: &str) -> bool {
+    let paragraphs = |t: &str| -> Vec<String> {
+        t.split("\n\n")
+            .map(|p| p.trim_matches('\n').to_owned())
+            .filter(|p| !p.trim().is_empty())
+            .collect()
+    };
+    let all = paragraphs(chunk_text);
+    let kept = paragraphs(embed_text);
+    // The breadcrumb, if any, is the first paragraph of embed_text.
+    [0usize, 1].iter().any(|&skip| {
+        let Some(body) = kept.get(skip..) else {
+            return false;
+        };
+        if body.is_empty() || body.len() == all.len() {
+            return false;
+        }
+        // The kept paragraphs are the chunk's, in order; the dropped ones
+        // are page furniture.
+        let mut rest = all.iter();
+        body.iter().all(|k| rest.by_ref().any(|p| p == k)) && {
+            let dropped: Vec<&String> = all.iter().filter(|p| !body.contains(p)).collect();
+            dropped
+                .iter()
+                .all(|p| !p.contains('\n') && p.chars().count() <= 100)
+        }
+    })
 }

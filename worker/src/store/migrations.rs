@@ -59,7 +59,10 @@ const REWORDED: [(i64, &str); 2] = [
 fn unhex(hex: &str) -> Option<Vec<u8>> {
     (0..hex.len())
         .step_by(2)
-        .map(|i| hex.get(i..i + 2).and_then(|b| u8::from_str_radix(b, 16).ok()))
+        .map(|i| {
+            hex.get(i..i + 2)
+                .and_then(|b| u8::from_str_radix(b, 16).ok())
+        })
         .collect()
 }
 

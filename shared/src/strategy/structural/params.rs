@@ -73,7 +73,7 @@ impl StructuralParams {
         }
     }
 
-    pub(super) fn parse(p: &Params<'_>) -> Result<Self, ParamError> {
+    pub(crate) fn parse(p: &Params<'_>) -> Result<Self, ParamError> {
         let target = p.usize_in("target_tokens", None, TARGET_TOKENS)?;
         let hard = p.usize_in("hard_max_tokens", None, 16..=MAX_HARD_MAX)?;
         let soft = p.opt_usize_in("soft_max_tokens", 1..=MAX_HARD_MAX)?;
