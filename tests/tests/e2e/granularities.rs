@@ -224,3 +224,57 @@ async fn every_profiles_chunks_carry_keys_and_old_rows_are_back_filled() -> R {
     assert_eq!(back, stored);
     app.cleanup().await
 }
+
+/// The newer record fields reach the table exactly as the engine writes
+/// them: `layout-v1`'s page numbers (from a converted PDF with page markers)
+/// and `clinical-v1`'s role facets.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn page_numbers_and_role_facets_are_stored_as_the_engine_writes_them() -> R {
+    let app = TestApp::spawn().await?;
+    let fixtures =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tests/fixtures");
+    let slides = std::fs::read_to_string(fixtures.join("layout/04-slides.md"))?;
+    let clinical = "# Dosage and Administration\n\nThe recommended dose is 40 mg every other week by subcutaneous injection.\n\n\
+# Adverse Reactions\n\nThe most common adverse reactions were injection site reactions (20%) and headache (12%).\n";
+    let engine = Engine::builtin()?;
+    for (document, profile, text) in [
+        ("slides", "layout-v1", slides.as_str()),
+        ("label", "clinical-v1", clinical),
+    ] {
+        let mut msg = message("acme-prod", document, "v1", text);
+        msg["profile"] = json!(profile);
+        app.publish_json(&msg).await?;
+        app.wait_stored(document, "v1").await?;
+        let expected = engine.chunk(text.as_bytes(), &meta_of(&msg), Some(profile))?;
+        let stored: Vec<(i32, Option<i32>, Option<i32>, Option<Value>)> = sqlx::query_as(
+            "SELECT ordinal, page_start, page_end, facet_json FROM current_chunks \
+             WHERE document_id = $1 ORDER BY ordinal",
+        )
+        .bind(document)
+        .fetch_all(&app.pool)
+        .await?;
+        assert_eq!(stored.len(), expected.chunks.len(), "{profile}");
+        for (row, c) in stored.iter().zip(&expected.chunks) {
+            assert_eq!(
+                row.1.map(|p| p as u32),
+                c.page_start,
+                "{profile} #{}",
+                row.0
+            );
+            assert_eq!(row.2.map(|p| p as u32), c.page_end, "{profile} #{}", row.0);
+            assert_eq!(row.3, c.facet_json, "{profile} #{}", row.0);
+        }
+        if profile == "layout-v1" {
+            assert!(
+                stored.iter().all(|r| r.1.is_some()),
+                "every slide chunk has a page"
+            );
+            assert!(stored.iter().any(|r| r.2 > Some(1)), "pages past the first");
+        } else {
+            assert!(stored
+                .iter()
+                .all(|r| r.3.as_ref().is_some_and(|f| f["facet_type"].is_string())));
+        }
+    }
+    app.cleanup().await
+}

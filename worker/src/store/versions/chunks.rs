@@ -15,7 +15,7 @@ use crate::store::unnest_params;
 /// bind order. `headings_path` (ragged) travels as one Postgres array
 /// literal per chunk ([`array_literal`]) and `facet_json` as JSON text;
 /// [`insert_sql`] casts both.
-const COLUMNS: [(&str, &str); 31] = [
+const COLUMNS: [(&str, &str); 33] = [
     ("tenant_id", "text"),
     ("document_id", "text"),
     ("source_version_id", "text"),
@@ -47,6 +47,8 @@ const COLUMNS: [(&str, &str); 31] = [
     ("parent_chunk_id", "text"),
     ("is_table", "bool"),
     ("facet_json", "text"),
+    ("page_start", "int4"),
+    ("page_end", "int4"),
 ];
 
 /// How many parameters [`ChunkArrays::bind`] binds.
@@ -114,6 +116,8 @@ pub(super) struct ChunkArrays<'a> {
     parent: Vec<Option<&'a str>>,
     is_table: Vec<Option<bool>>,
     facet: Vec<Option<String>>,
+    page_start: Vec<Option<i32>>,
+    page_end: Vec<Option<i32>>,
 }
 
 impl<'a> ChunkArrays<'a> {
@@ -177,6 +181,8 @@ impl<'a> ChunkArrays<'a> {
                 .map(|c| c.facet_json.as_ref().map(serde_json::to_string).transpose())
                 .collect::<Result<_, _>>()
                 .map_err(encode)?,
+            page_start: chunks.clone().map(|c| c.page_start.map(to_i32)).collect(),
+            page_end: chunks.clone().map(|c| c.page_end.map(to_i32)).collect(),
         })
     }
 
@@ -220,6 +226,8 @@ impl<'a> ChunkArrays<'a> {
             .bind(self.parent)
             .bind(self.is_table)
             .bind(self.facet)
+            .bind(self.page_start)
+            .bind(self.page_end)
     }
 }
 
@@ -282,10 +290,10 @@ mod tests {
     fn the_statement_numbers_every_array_from_first() {
         let sql = insert_sql(25, "WHERE true");
         assert!(sql.contains("UNNEST($25::text[], $26::text[], $27::text[], $28::int4[]"));
-        assert!(sql.contains(&format!("${}::text[]) AS u(", 25 + PARAMS - 1)));
+        assert!(sql.contains(&format!("${}::int4[]) AS u(", 25 + PARAMS - 1)));
         assert!(!sql.contains(&format!("${}", 25 + PARAMS)));
         assert!(sql.ends_with(" WHERE true"));
-        assert!(insert_sql(1, "").ends_with("facet_json)"));
+        assert!(insert_sql(1, "").ends_with("page_start, page_end)"));
     }
 
     #[test]
