@@ -225,6 +225,9 @@ async fn every_profiles_chunks_carry_keys_and_old_rows_are_back_filled() -> R {
     app.cleanup().await
 }
 
+/// `(ordinal, page_start, page_end, facet_json)`.
+type PageRow = (i32, Option<i32>, Option<i32>, Option<Value>);
+
 /// The newer record fields reach the table exactly as the engine writes
 /// them: `layout-v1`'s page numbers (from a converted PDF with page markers)
 /// and `clinical-v1`'s role facets.
@@ -246,7 +249,7 @@ async fn page_numbers_and_role_facets_are_stored_as_the_engine_writes_them() -> 
         app.publish_json(&msg).await?;
         app.wait_stored(document, "v1").await?;
         let expected = engine.chunk(text.as_bytes(), &meta_of(&msg), Some(profile))?;
-        let stored: Vec<(i32, Option<i32>, Option<i32>, Option<Value>)> = sqlx::query_as(
+        let stored: Vec<PageRow> = sqlx::query_as(
             "SELECT ordinal, page_start, page_end, facet_json FROM current_chunks \
              WHERE document_id = $1 ORDER BY ordinal",
         )
