@@ -44,7 +44,7 @@ CREATE TABLE source_versions (
 );
 COMMENT ON TABLE source_versions IS 'One row per chunked source version, with the normalized document all chunk offsets refer to.';
 COMMENT ON COLUMN source_versions.content_sha256 IS 'sha256 (hex) of the markdown bytes as received.';
-COMMENT ON COLUMN source_versions.normalized_markdown IS 'The normalized document (SPEC 3.2); substring(normalized_markdown from char_start+1 for char_end-char_start) is a chunk''s own span.';
+COMMENT ON COLUMN source_versions.normalized_markdown IS 'The normalized document (docs/contract.md#normalization); substring(normalized_markdown from char_start+1 for char_end-char_start) is a chunk''s own span.';
 COMMENT ON COLUMN source_versions.metadata IS 'The input message metadata object.';
 COMMENT ON COLUMN source_versions.status IS 'current: documents.current_source_version_id points here; superseded: a newer version is current.';
 COMMENT ON COLUMN source_versions.causation_id IS 'event_id of the input message that produced this version.';
@@ -83,8 +83,8 @@ CREATE TABLE chunks (
 );
 CREATE INDEX chunks_chunk_id_idx ON chunks (chunk_id);
 CREATE INDEX chunks_content_hash_idx ON chunks (tenant_id, document_id, content_hash);
-COMMENT ON TABLE chunks IS 'Chunk records (SPEC 3.5) of every stored source version; chunks of different versions never mix.';
-COMMENT ON COLUMN chunks.chunk_id IS 'Stable id (SPEC 3.5): identical to `chunk-worker chunk` on the same input.';
+COMMENT ON TABLE chunks IS 'Chunk records (docs/contract.md#chunk-record) of every stored source version; chunks of different versions never mix.';
+COMMENT ON COLUMN chunks.chunk_id IS 'Stable id (docs/contract.md#ids): identical to `chunk-worker chunk` on the same input.';
 COMMENT ON COLUMN chunks.ordinal IS 'Position in the version, 0..chunk_count-1, contiguous.';
 COMMENT ON COLUMN chunks.chunk_text IS 'The Markdown to display: overlap prefix + own span + closing suffix.';
 COMMENT ON COLUMN chunks.embed_text IS 'Breadcrumb-prefixed text for the embedder.';
@@ -121,9 +121,9 @@ CREATE TABLE chunking_failures (
 );
 CREATE INDEX chunking_failures_code_idx ON chunking_failures (error_code, failed_at);
 CREATE INDEX chunking_failures_doc_idx ON chunking_failures (tenant_id, document_id);
-COMMENT ON TABLE chunking_failures IS 'One row per dead-lettered message (SPEC 2.3); the message itself is in the chunking.failed queue.';
+COMMENT ON TABLE chunking_failures IS 'One row per dead-lettered message (docs/contract.md#failures); the message itself is in the chunking.failed queue.';
 COMMENT ON COLUMN chunking_failures.failure_key IS 'sha256 of the body and error code: re-processing the same message never adds a second row.';
-COMMENT ON COLUMN chunking_failures.error_code IS 'SPEC 2.3 error code, as in the x-error-code header.';
+COMMENT ON COLUMN chunking_failures.error_code IS 'Error code (docs/contract.md#error-codes), as in the x-error-code header.';
 COMMENT ON COLUMN chunking_failures.tenant_id IS 'NULL when the message was too broken to name a tenant.';
 
 CREATE TABLE outbox (

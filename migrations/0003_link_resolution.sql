@@ -1,4 +1,4 @@
--- Confluence link artifacts and their resolution (SPEC 3.7, issue #4).
+-- Confluence link artifacts and their resolution (docs/contract.md#links).
 --
 -- 0002 created `document_links` / `cross_links` empty and nothing ever wrote
 -- to them, so they are recreated here in their final shape (one row per link
@@ -68,7 +68,7 @@ CREATE INDEX document_links_unresolved_page_idx ON document_links (tenant_id, ta
     WHERE target_document_id IS NULL AND target_page_id IS NOT NULL;
 CREATE INDEX document_links_unresolved_title_idx ON document_links (tenant_id, upper(target_space_key), lower(target_title))
     WHERE target_document_id IS NULL AND target_page_id IS NULL AND target_title IS NOT NULL;
-COMMENT ON TABLE document_links IS 'One row per link occurrence in the current version of a document, with the chunk holding it (SPEC 3.7). A new current version replaces the rows of its document.';
+COMMENT ON TABLE document_links IS 'One row per link occurrence in the current version of a document, with the chunk holding it (docs/contract.md#links). A new current version replaces the rows of its document.';
 COMMENT ON COLUMN document_links.tenant_id IS 'Tenant of the source document; targets resolve only within it.';
 COMMENT ON COLUMN document_links.source_document_id IS 'The document containing the link.';
 COMMENT ON COLUMN document_links.source_version_id IS 'The (current) source version the link was extracted from.';

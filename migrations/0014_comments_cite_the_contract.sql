@@ -1,6 +1,7 @@
 -- Table and column comments cite docs/contract.md (the repository's own
--- contract) and name the source documents, instead of the section numbers and
--- working names of earlier migrations, which cannot change (sqlx checksums them).
+-- contract) and name the source documents, in databases whose earlier
+-- migrations set them with section numbers and working names (those files are
+-- reworded too; store::migrations accepts their old checksums).
 -- Comments only: no data or structure changes.
 COMMENT ON COLUMN source_versions.normalized_markdown IS 'The normalized document (docs/contract.md#normalization); substring(normalized_markdown from char_start+1 for char_end-char_start) is a chunk''s own span.';
 COMMENT ON TABLE chunks IS 'Chunk records (docs/contract.md#chunk-record) of every stored source version; chunks of different versions never mix.';
