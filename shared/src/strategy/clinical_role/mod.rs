@@ -130,7 +130,7 @@ impl Chunker for ClinicalChunker {
         let gaps = (units.as_slice(), candidate.as_slice(), coherence.as_slice());
         // A role change is the candidate `gaps` scores 0.
         Some(explain_gaps(input, chunks, gaps, self.limits(), |g, score| {
-            (score == 0.0 && g > 0).then(|| EndReason::RoleChange {
+            (score.abs() < f32::EPSILON && g > 0).then(|| EndReason::RoleChange {
                 from: role(g - 1),
                 to: role(g),
             })

@@ -220,7 +220,7 @@ fn file_section(out: &mut String, page: &Page<'_>, n: usize, file: &FileReport) 
                 out.push_str("\">");
                 let why = |c: &shared::Chunk| {
                     let key = (doc.profile.clone(), c.chunk_id.clone());
-                    file.reasons.get(&key).map(String::as_str)
+                    file.reasons.get(&key).cloned()
                 };
                 document(out, &Layout::new(doc), &why);
                 out.push_str("</div></div>\n");
@@ -239,7 +239,7 @@ fn file_section(out: &mut String, page: &Page<'_>, n: usize, file: &FileReport) 
 
 /// The document text: one element per gap and per chunk span, a chunk's
 /// `title` (hover) saying why it ends where `why` knows.
-fn document(out: &mut String, layout: &Layout<'_>, why: &dyn Fn(&shared::Chunk) -> Option<&str>) {
+fn document(out: &mut String, layout: &Layout<'_>, why: &dyn Fn(&shared::Chunk) -> Option<String>) {
     let mut marks = Marks {
         overlaps: &layout.overlaps,
         next: 0,
