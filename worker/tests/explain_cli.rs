@@ -32,7 +32,10 @@ fn the_table_has_a_line_per_chunk_with_its_reason() {
     assert!(lines[2].trim_start().starts_with("0 "), "{text}");
     assert!(lines[2].contains("\"# Operating the Ingestion"), "{text}");
     assert!(text.contains("the next chunk starts at heading"), "{text}");
-    assert!(lines.last().unwrap().ends_with("the document ends"), "{text}");
+    assert!(
+        lines.last().unwrap().ends_with("the document ends"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -26,7 +26,11 @@ use crate::strategy::limits::Limits;
 /// `profile`, in the engine's order): the primary strategy's own
 /// explanation where it has one ([`crate::strategy::Chunker::explain`]),
 /// the generic one otherwise.
-pub fn explain_chunks(input: &ChunkInput<'_>, profile: &Profile, chunks: &[Chunk]) -> Vec<EndReason> {
+pub fn explain_chunks(
+    input: &ChunkInput<'_>,
+    profile: &Profile,
+    chunks: &[Chunk],
+) -> Vec<EndReason> {
     let aux: Vec<_> = profile
         .active_auxiliaries()
         .iter()
@@ -117,7 +121,14 @@ pub fn one(blocks: &[Block], chunk: &Chunk, next: &Chunk, limits: Limits) -> End
             _ if tokens * 10 >= limits.hard_max_tokens * 9 => budget,
             _ => EndReason::Paragraph,
         },
-        Some(b) if matches!(b.kind, BlockKind::Table | BlockKind::Code { .. } | BlockKind::List { .. }) => budget,
+        Some(b)
+            if matches!(
+                b.kind,
+                BlockKind::Table | BlockKind::Code { .. } | BlockKind::List { .. }
+            ) =>
+        {
+            budget
+        }
         _ if tokens * 10 >= limits.target_tokens * 8 => budget,
         Some(_) => EndReason::Sentence,
         None => EndReason::Paragraph,

@@ -155,7 +155,10 @@ mod tests {
             text: "Setup".into(),
         };
         let v = serde_json::to_value(&r).unwrap();
-        assert_eq!(v, serde_json::json!({"rule": "heading", "level": 2, "text": "Setup"}));
+        assert_eq!(
+            v,
+            serde_json::json!({"rule": "heading", "level": 2, "text": "Setup"})
+        );
         assert_eq!(r.rule(), "heading");
         let back: EndReason = serde_json::from_value(v).unwrap();
         assert_eq!(back, r);

@@ -12,7 +12,11 @@ use super::problem::{Kind, Problem};
 /// `false`; any other value or parameter is a 400 problem.
 pub(super) fn explain_requested(query: Option<&str>) -> Result<bool, Problem> {
     let mut explain = false;
-    for pair in query.unwrap_or_default().split('&').filter(|p| !p.is_empty()) {
+    for pair in query
+        .unwrap_or_default()
+        .split('&')
+        .filter(|p| !p.is_empty())
+    {
         let (key, value) = pair.split_once('=').unwrap_or((pair, "true"));
         explain = match (key, value) {
             ("explain", "true" | "1") => true,

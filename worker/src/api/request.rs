@@ -412,7 +412,9 @@ pub async fn run(
             let explained = engine.explain(&markdown, &meta, Some(&profile));
             explained.map(|(doc, why)| (doc, Some(why)))
         } else {
-            engine.chunk(&markdown, &meta, Some(&profile)).map(|doc| (doc, None))
+            engine
+                .chunk(&markdown, &meta, Some(&profile))
+                .map(|doc| (doc, None))
         };
         done.map(|(doc, why)| (doc, why, left_out))
     });
@@ -454,9 +456,14 @@ pub async fn run(
         }
     };
     if let Some(g) = &granularity {
-        let keep: Vec<bool> = doc.chunks.iter().map(|c| c.granularity.as_str() == g).collect();
+        let keep: Vec<bool> = doc
+            .chunks
+            .iter()
+            .map(|c| c.granularity.as_str() == g)
+            .collect();
         let mut k = keep.iter();
-        why.iter_mut().for_each(|w| w.retain(|_| *k.next().unwrap_or(&false)));
+        why.iter_mut()
+            .for_each(|w| w.retain(|_| *k.next().unwrap_or(&false)));
         doc.chunks.retain(|c| c.granularity.as_str() == g);
     }
     let chunker_version = doc.chunks.first().map(|c| c.chunker_version.clone());

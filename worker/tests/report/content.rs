@@ -111,6 +111,9 @@ fn each_chunk_says_on_hover_why_it_ends() {
     let chunks = page.matches("<span class=\"c k").count();
     assert!(chunks >= 2, "{chunks} chunks");
     assert_eq!(page.matches(" title=\"chunk ").count(), chunks);
-    assert!(page.contains("ends: the next chunk starts at heading"), "no heading reason");
+    assert!(
+        page.contains("ends: the next chunk starts at heading"),
+        "no heading reason"
+    );
     assert_eq!(page.matches("ends: the document ends\"").count(), 1);
 }

@@ -57,12 +57,20 @@ pub fn explain(
         ));
     }
     for (c, r) in doc.chunks.iter().zip(&reasons) {
-        out.push(if args.json { json_line(c, r) } else { table_line(c, r) });
+        out.push(if args.json {
+            json_line(c, r)
+        } else {
+            table_line(c, r)
+        });
     }
     let mut text = out.join("\n");
     text.push('\n');
     // A reader that closed the pipe early is no failure.
-    deliver(stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()))?;
+    deliver(
+        stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush()),
+    )?;
     Ok(Summary {
         succeeded: 1,
         failed: 0,
@@ -114,7 +122,10 @@ fn json_line(c: &Chunk, r: &EndReason) -> String {
 /// The first words of the chunk's own text, whitespace collapsed, at most
 /// `max` characters (an ellipsis when cut), quoted.
 fn first_words(c: &Chunk, max: usize) -> String {
-    let own = c.chunk_text.get(c.prefix().len()..).unwrap_or(&c.chunk_text);
+    let own = c
+        .chunk_text
+        .get(c.prefix().len()..)
+        .unwrap_or(&c.chunk_text);
     let words: Vec<&str> = own.split_whitespace().take(12).collect();
     let joined = words.join(" ");
     let mut shown: String = joined.chars().take(max).collect();
@@ -145,6 +156,9 @@ mod tests {
         let doc = engine
             .chunk(b"Text.\n", &shared::DocumentMeta::default(), None)
             .unwrap_or_else(|e| panic!("{e}"));
-        doc.chunks.into_iter().next().unwrap_or_else(|| panic!("no chunk"))
+        doc.chunks
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| panic!("no chunk"))
     }
 }
