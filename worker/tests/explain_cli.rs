@@ -40,7 +40,7 @@ fn the_table_has_a_line_per_chunk_with_its_reason() {
 
 #[test]
 fn json_lines_carry_the_chunk_id_the_reason_and_the_sentence() {
-    let file = fixture("15-runbook.md");
+    let file = fixture("17-russian-docs.md");
     let chunked = chunk_worker(["chunk", "--profile", "recursive-v1", file.to_str().unwrap()]);
     let records: Vec<Value> = stdout(&chunked)
         .lines()
