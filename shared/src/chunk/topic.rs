@@ -316,13 +316,16 @@ pub(crate) fn lexical_chunks(
     crate::chunk::span::chunks_from_spans(input, &spans, true)
 }
 
-/// What a lexical topic strategy decides before packing: the units, the
-/// candidate gaps and the gap coherences.
+/// What a topic strategy decides before packing: the units, the candidate
+/// gaps and the gap coherences.
+pub(crate) type Plan = (Vec<Unit>, Vec<bool>, Vec<f32>);
+
+/// A lexical topic strategy's [`Plan`].
 pub(crate) fn lexical_plan(
     input: &crate::strategy::chunker::ChunkInput<'_>,
     sizes: PackLimits,
     segment: impl Fn(&[&str]) -> Vec<usize>,
-) -> (Vec<Unit>, Vec<bool>, Vec<f32>) {
+) -> Plan {
     let text = input.doc.text.as_str();
     let units = units(input.blocks, input.tokens, sizes.hard_max_tokens);
     let candidate = section_candidates(&units, text, segment);

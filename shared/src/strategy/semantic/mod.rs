@@ -27,6 +27,7 @@ use std::sync::Arc;
 use crate::chunk::record::Chunk;
 use crate::chunk::span::chunks_from_spans;
 use crate::chunk::topic::{
+    Plan,
     pack, percentile_candidates, threshold_candidates, units, window_coherence, PackLimits, Unit,
     UnitKind,
 };
@@ -249,7 +250,7 @@ impl SemanticChunker {
         &self,
         input: &ChunkInput<'_>,
         embedder: &dyn Embedder,
-    ) -> Result<(Vec<Unit>, Vec<bool>, Vec<f32>), ChunkError> {
+    ) -> Result<Plan, ChunkError> {
         let text = input.doc.text.as_str();
         let units = units(input.blocks, input.tokens, self.sizes.hard_max_tokens);
         let (vectors, which) = unit_vectors(embedder, text, &units)?;
