@@ -39,7 +39,7 @@ pub(crate) fn explain_gaps(
             });
             chosen
                 .and_then(|g| at_candidate(g, *coherence.get(g)?))
-                .unwrap_or_else(|| one(input.blocks, c, next, limits))
+                .unwrap_or_else(|| one(input.blocks, input.tokens, c, next, limits))
         })
         .collect()
 }

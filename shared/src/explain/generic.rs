@@ -6,7 +6,8 @@
 //! 2. the next chunk starts at a table or code block:
 //!    [`EndReason::TableBoundary`], [`EndReason::CodeBoundary`];
 //! 3. the chunk ends where its last block ends: a table, a code block, a
-//!    list give their boundary; prose at 90% of the hard max or more is
+//!    list give their boundary; prose at 90% of the hard max or more, or
+//!    that the next block would have taken past the target, is
 //!    [`EndReason::SizeBudget`], else [`EndReason::Paragraph`];
 //! 4. the chunk ends inside a block: a table, code block or list was split
 //!    for size, and so was prose at 80% of the target or more
@@ -21,6 +22,7 @@ use crate::markdown::{Block, BlockKind};
 use crate::profile::model::Profile;
 use crate::strategy::chunker::ChunkInput;
 use crate::strategy::limits::Limits;
+use crate::tokens::DocumentTokens;
 
 /// One reason per chunk of `chunks` (a whole chunking of the document under
 /// `profile`, in the engine's order): the primary strategy's own
@@ -84,13 +86,20 @@ pub fn generic(input: &ChunkInput<'_>, chunks: &[Chunk], limits: Limits) -> Vec<
         .zip(&next)
         .map(|(c, n)| match n {
             None => EndReason::EndOfDocument,
-            Some(j) => one(input.blocks, c, &chunks[*j], limits),
+            Some(j) => one(input.blocks, input.tokens, c, &chunks[*j], limits),
         })
         .collect()
 }
 
-/// The generic reason for `chunk`, followed by `next`.
-pub fn one(blocks: &[Block], chunk: &Chunk, next: &Chunk, limits: Limits) -> EndReason {
+/// The generic reason for `chunk`, followed by `next`, over `blocks` (the
+/// document's, or a strategy's own reading of it) and the token counts.
+pub fn one(
+    blocks: &[Block],
+    tokens: &DocumentTokens<'_>,
+    chunk: &Chunk,
+    next: &Chunk,
+    limits: Limits,
+) -> EndReason {
     let end = chunk.byte_end as usize;
     let next_start = next.byte_start as usize;
     let following = blocks
@@ -111,14 +120,16 @@ pub fn one(blocks: &[Block], chunk: &Chunk, next: &Chunk, limits: Limits) -> End
         }
     }
     let budget = size_budget(chunk, limits);
-    let tokens = chunk.token_count as usize;
+    let size = chunk.token_count as usize;
+    let next_fits =
+        following.is_none_or(|b| size + tokens.count(b.range.clone()) <= limits.target_tokens);
     let last = blocks.iter().rev().find(|b| b.range.start < end);
     match last {
         Some(b) if end >= b.range.end => match b.kind {
             BlockKind::Table => EndReason::TableBoundary,
             BlockKind::Code { .. } => EndReason::CodeBoundary,
             BlockKind::List { .. } => EndReason::ListExit,
-            _ if tokens * 10 >= limits.hard_max_tokens * 9 => budget,
+            _ if size * 10 >= limits.hard_max_tokens * 9 || !next_fits => budget,
             _ => EndReason::Paragraph,
         },
         Some(b)
@@ -129,7 +140,7 @@ pub fn one(blocks: &[Block], chunk: &Chunk, next: &Chunk, limits: Limits) -> End
         {
             budget
         }
-        _ if tokens * 10 >= limits.target_tokens * 8 => budget,
+        _ if size * 10 >= limits.target_tokens * 8 => budget,
         Some(_) => EndReason::Sentence,
         None => EndReason::Paragraph,
     }

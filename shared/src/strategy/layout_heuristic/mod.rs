@@ -253,11 +253,11 @@ impl Chunker for LayoutChunker {
             let Some(next) = n.map(|j| &chunks[j]) else {
                 return EndReason::EndOfDocument;
             };
-            match one(&layout.blocks, c, next, limits) {
+            match one(&layout.blocks, input.tokens, c, next, limits) {
                 // A heading the source has is a heading; one only the
                 // layout implies is inferred.
                 EndReason::Heading { level, text }
-                    if !matches!(one(input.blocks, c, next, limits), EndReason::Heading { .. }) =>
+                    if !matches!(one(input.blocks, input.tokens, c, next, limits), EndReason::Heading { .. }) =>
                 {
                     EndReason::InferredHeading { text, level }
                 }

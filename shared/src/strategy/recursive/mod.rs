@@ -160,7 +160,7 @@ impl Chunker for RecursiveChunker {
                 .find(|s| if s.is_empty() { gap.is_empty() } else { gap.contains(s.as_str()) });
             match sep {
                 Some(s) => EndReason::Separator { text: s.clone() },
-                None => one(input.blocks, c, next, self.limits()),
+                None => one(input.blocks, input.tokens, c, next, self.limits()),
             }
         });
         Some(reasons.collect())
