@@ -185,4 +185,12 @@ fn strategies_that_know_more_say_so() {
         "role_change",
     );
     has("hierarchy-v1", "20-grouped-table.md", "granularity");
+    let cued = rules("discourse_segmenter-v1", "01-headings.md");
+    assert!(
+        cued.iter().any(|r| matches!(
+            r,
+            EndReason::TopicBoundary { cue: Some(_), confidence: Some(c), .. } if *c > 0.0
+        )),
+        "discourse_segmenter names its cue: {cued:?}"
+    );
 }

@@ -66,6 +66,12 @@ pub(crate) fn lexical_explain(
         chunks,
         (&units, &candidate, &coherence),
         limits,
-        |_, score| Some(EndReason::TopicBoundary { score }),
+        |_, score| {
+            Some(EndReason::TopicBoundary {
+                score,
+                cue: None,
+                confidence: None,
+            })
+        },
     )
 }

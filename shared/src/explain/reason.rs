@@ -51,6 +51,13 @@ pub enum EndReason {
     TopicBoundary {
         /// The lexical coherence at the boundary (4 decimals).
         score: f32,
+        /// The discourse cue that opens the next chunk
+        /// (`discourse_segmenter`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cue: Option<String>,
+        /// That cue's confidence (0..1).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        confidence: Option<f64>,
     },
     /// The clinical role of the text changes.
     RoleChange {
@@ -127,7 +134,16 @@ impl std::fmt::Display for EndReason {
                 f,
                 "semantic dip: coherence {score:.4} below threshold {threshold:.4}"
             ),
-            Self::TopicBoundary { score } => {
+            Self::TopicBoundary {
+                score,
+                cue: Some(cue),
+                confidence,
+            } => write!(
+                f,
+                "topic boundary: the next chunk opens with the cue \"{cue}\" (confidence {:.2}; coherence {score:.4})",
+                confidence.unwrap_or_default()
+            ),
+            Self::TopicBoundary { score, .. } => {
                 write!(f, "topic boundary (coherence {score:.4})")
             }
             Self::RoleChange { from, to } => write!(f, "the clinical role changes from {from} to {to}"),
