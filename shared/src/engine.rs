@@ -13,6 +13,7 @@ use crate::chunk::record::{Chunk, DocumentMeta};
 use crate::chunk::validate::validate;
 use crate::embed::{EmbedTokenizer, Embedder};
 use crate::error::ChunkError;
+use crate::explain::{explain_chunks, EndReason};
 use crate::markdown::{parse_blocks, Block, CharIndex};
 use crate::normalize::{normalize, normalize_with_blocks, NormalizedDocument};
 use crate::profile::model::{Profile, ProfileOrigin};
@@ -261,6 +262,39 @@ impl Engine {
             chunker_version: profile.chunker_version.clone(),
             tokenizer: profile.tokenizer.name(),
         })
+    }
+
+    /// Chunks `markdown` exactly as [`Engine::chunk`] does, then says why
+    /// each chunk ends ([`crate::explain`]), one reason per chunk in the
+    /// same order. The chunks are [`Engine::chunk`]'s, byte for byte: the
+    /// analysis is made again from the normalized text for the explainer.
+    pub fn explain(
+        &self,
+        markdown: &[u8],
+        meta: &DocumentMeta,
+        profile: Option<&str>,
+    ) -> Result<(ChunkedDocument, Vec<EndReason>), ChunkError> {
+        let out = self.chunk(markdown, meta, profile)?;
+        let profile = self.profile(profile)?;
+        let doc = NormalizedDocument {
+            text: out.normalized.clone(),
+        };
+        let blocks = parse_blocks(&doc.text);
+        let tokens = DocumentTokens::with_thread_cache(profile.tokenizer.counter(), &doc.text);
+        let chars = CharIndex::new(&doc.text);
+        let input = ChunkInput {
+            doc: &doc,
+            blocks: &blocks,
+            tokens: &tokens,
+            chars: &chars,
+            meta,
+            profile,
+            embedder: self.embedder(),
+            only: None,
+        };
+        let reasons = explain_chunks(&input, profile, &out.chunks);
+        drop(tokens);
+        Ok((out, reasons))
     }
 }
 

@@ -41,6 +41,10 @@ fn main() -> ExitCode {
         Command::Links(args) => {
             offline_status("links", offline::links(args, stdout(), io::stderr()))
         }
+        Command::Explain(args) => offline_status(
+            "explain",
+            offline::explain::explain(args, stdout(), io::stderr()),
+        ),
         Command::Report(args) => {
             offline_status("report", offline::report::report(args, io::stderr().lock()))
         }

@@ -18,6 +18,7 @@ pub mod record;
 pub mod span;
 pub(crate) mod split;
 pub(crate) mod topic;
+pub(crate) mod topic_explain;
 pub(crate) mod trail;
 pub(crate) mod unit;
 pub mod validate;

@@ -311,12 +311,26 @@ pub(crate) fn lexical_chunks(
     sizes: PackLimits,
     segment: impl Fn(&[&str]) -> Vec<usize>,
 ) -> Vec<crate::chunk::record::Chunk> {
+    let (units, candidate, coherence) = lexical_plan(input, sizes, segment);
+    let spans = pack(&units, &candidate, &coherence, input.tokens, sizes);
+    crate::chunk::span::chunks_from_spans(input, &spans, true)
+}
+
+/// What a topic strategy decides before packing: the units, the candidate
+/// gaps and the gap coherences.
+pub(crate) type Plan = (Vec<Unit>, Vec<bool>, Vec<f32>);
+
+/// A lexical topic strategy's [`Plan`].
+pub(crate) fn lexical_plan(
+    input: &crate::strategy::chunker::ChunkInput<'_>,
+    sizes: PackLimits,
+    segment: impl Fn(&[&str]) -> Vec<usize>,
+) -> Plan {
     let text = input.doc.text.as_str();
     let units = units(input.blocks, input.tokens, sizes.hard_max_tokens);
     let candidate = section_candidates(&units, text, segment);
     let coherence = lexical_coherence(&units, text, 3);
-    let spans = pack(&units, &candidate, &coherence, input.tokens, sizes);
-    crate::chunk::span::chunks_from_spans(input, &spans, true)
+    (units, candidate, coherence)
 }
 
 /// Sizes the packer keeps.

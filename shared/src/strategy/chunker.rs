@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::chunk::record::{Chunk, DocumentMeta};
 use crate::embed::Embedder;
 use crate::error::ChunkError;
+use crate::explain::reason::EndReason;
 use crate::markdown::{Block, CharIndex};
 use crate::normalize::NormalizedDocument;
 use crate::profile::settings::Settings;
@@ -99,6 +100,14 @@ pub trait Chunker: Send + Sync + std::fmt::Debug {
     }
     /// Chunks one document.
     fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError>;
+    /// Why each of `chunks` (what [`Chunker::chunk`] returned for `input`,
+    /// sealed) ends, one reason per chunk, where this strategy knows better
+    /// than the generic explainer ([`crate::explain::generic`]); `None`
+    /// (the default) leaves it to that explainer. Never changes a chunk.
+    fn explain(&self, input: &ChunkInput<'_>, chunks: &[Chunk]) -> Option<Vec<EndReason>> {
+        let _ = (input, chunks);
+        None
+    }
     /// For tests and tools that need the concrete parameters.
     fn as_any(&self) -> &dyn std::any::Any;
 }

@@ -8,6 +8,7 @@
 //! `chunk-worker run` when `api.enabled`, and alone by `chunk-worker serve`.
 
 pub mod auth;
+mod explain;
 mod framework;
 pub mod guard;
 mod headers;
@@ -236,6 +237,7 @@ fn describe(p: &shared::Profile) -> serde_json::Value {
 async fn chunk(
     State(state): State<Arc<ApiState>>,
     headers: HeaderMap,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
     body: axum::body::Body,
 ) -> Response {
     let started = Instant::now();
@@ -255,10 +257,15 @@ async fn chunk(
         Ok(b) => b,
         Err(p) => return refused(p),
     };
-    let parsed = match request::parse(&state, &caller, &body) {
+    let explain = match explain::explain_requested(query.as_deref()) {
+        Ok(e) => e,
+        Err(p) => return refused(p),
+    };
+    let mut parsed = match request::parse(&state, &caller, &body) {
         Ok(r) => r,
         Err(p) => return refused(p),
     };
+    parsed.explain = explain;
     drop(body);
     let strategy = parsed.strategy.clone();
     let deprecated = parsed.deprecated.clone();

@@ -46,7 +46,10 @@ struct ChunkRequest {
 #[derive(ToSchema)]
 struct ChunkResponse {
     /// One object per chunk: exactly the CLI's JSONL record
-    /// (`schemas/chunk-record.schema.json`).
+    /// (`schemas/chunk-record.schema.json`); with `?explain=true` each also
+    /// has `reason` (why the chunk ends, an object tagged by `rule`:
+    /// `heading`, `size_budget`, `table_boundary`, `semantic_dip`, ...)
+    /// and `explanation` (the same as a sentence).
     chunks: Vec<serde_json::Value>,
     /// The profile used.
     profile: String,
@@ -112,10 +115,13 @@ struct ProfileList {
     post,
     path = "/v1/chunk",
     request_body = ChunkRequest,
+    params(
+        ("explain" = Option<bool>, Query, description = "`true`: each chunk also says why it ends (`reason`, `explanation`), as `chunk-worker explain` does; the chunks are the same. Default `false`: the answer has no such fields."),
+    ),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The chunks (Deprecation and Link headers for a deprecated profile)", body = ChunkResponse),
-        (status = 400, description = "Not JSON, not UTF-8, or a missing field", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "Not JSON, not UTF-8, a missing field, or a query parameter other than explain=true|false", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No token, or one that does not verify", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "No ingest:write scope, or another tenant", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The document over limits.max_document_bytes, or the body over six times that plus 1 MiB", body = Problem, content_type = "application/problem+json"),

@@ -137,6 +137,8 @@ pub struct Parsed {
     pub strategy: String,
     /// Only the chunks of this granularity are answered, when given.
     granularity: Option<String>,
+    /// Each chunk also says why it ends (`?explain=true`).
+    pub explain: bool,
 }
 
 fn bad(detail: impl Into<String>) -> Problem {
@@ -339,6 +341,7 @@ pub fn parse(state: &ApiState, caller: &Caller, body: &[u8]) -> Result<Parsed, P
     Ok(Parsed {
         deprecated,
         granularity,
+        explain: false,
         input: markdown.as_bytes().to_vec(),
         is_html: html.is_some(),
         default_version: version.is_none(),
@@ -387,6 +390,7 @@ pub async fn run(
             default_version,
             mut meta,
             profile,
+            explain,
             ..
         } = parsed;
         // An HTML page becomes Markdown here, off the runtime (the LangChain-style factory specification):
@@ -404,12 +408,18 @@ pub async fn run(
         if default_version {
             meta.source_version_id = crate::commands::offline::default_source_version(&markdown);
         }
-        engine
-            .chunk(&markdown, &meta, Some(&profile))
-            .map(|doc| (doc, left_out))
+        let done = if explain {
+            let explained = engine.explain(&markdown, &meta, Some(&profile));
+            explained.map(|(doc, why)| (doc, Some(why)))
+        } else {
+            engine
+                .chunk(&markdown, &meta, Some(&profile))
+                .map(|doc| (doc, None))
+        };
+        done.map(|(doc, why)| (doc, why, left_out))
     });
     let left = deadline.saturating_sub(started.elapsed());
-    let (mut doc, left_out) = match tokio::time::timeout(left, task).await {
+    let (mut doc, mut why, left_out) = match tokio::time::timeout(left, task).await {
         Ok(Ok(Ok(done))) => done,
         Ok(Ok(Err(e))) => {
             let (kind, verdict) = match e.code() {
@@ -446,13 +456,21 @@ pub async fn run(
         }
     };
     if let Some(g) = &granularity {
+        let keep: Vec<bool> = doc
+            .chunks
+            .iter()
+            .map(|c| c.granularity.as_str() == g)
+            .collect();
+        let mut k = keep.iter();
+        why.iter_mut()
+            .for_each(|w| w.retain(|_| *k.next().unwrap_or(&false)));
         doc.chunks.retain(|c| c.granularity.as_str() == g);
     }
     let chunker_version = doc.chunks.first().map(|c| c.chunker_version.clone());
     let tokenizer = doc.chunks.first().map(|c| c.tokenizer.clone());
     let profile_info = state.engine.profile(Some(&profile)).ok();
     let mut answer = json!({
-        "chunks": doc.chunks,
+        "chunks": super::explain::chunks_json(&doc.chunks, why.as_deref()),
         "profile": profile,
         "chunker_version": chunker_version.or_else(|| profile_info.map(|p| p.chunker_version.clone())),
         "tokenizer": tokenizer.or_else(|| profile_info.map(|p| p.tokenizer.name().to_owned())),

@@ -19,6 +19,7 @@ Examples:
   chunk-worker profiles                        # profiles, strategies, budgets
   chunk-worker profiles show spec-v1           # one profile as TOML
   chunk-worker report notes.md -o report.html  # see where the boundaries fall
+  chunk-worker explain notes.md                # why each chunk ends
   chunk-worker chunk --help                    # every option of a subcommand";
 
 pub(super) const NORMALIZE_HELP: &str = "\

@@ -10,6 +10,7 @@
 mod args;
 mod chunk;
 pub mod dlq;
+mod explain;
 mod help;
 pub mod tenant;
 pub mod topology;
@@ -17,6 +18,8 @@ pub mod topology;
 pub use args::{ProfileSelectArgs, DEFAULT_TENANT};
 use chunk::CHUNK_HELP;
 pub use chunk::{BreadcrumbArg, ChunkArgs, ChunkFormat, DocNameArg};
+pub use explain::ExplainArgs;
+use explain::EXPLAIN_HELP;
 use help::{
     BENCH_HELP, DEMO_HELP, EVAL_HELP, EXIT_STATUS_HELP, LINKS_HELP, NORMALIZE_HELP, PROFILES_HELP,
     REPORT_HELP, SERVICE_HELP, TOP_EXAMPLES,
@@ -89,6 +92,14 @@ pub enum Command {
         after_long_help = format!("{REPORT_HELP}\n\n{EXIT_STATUS_HELP}")
     )]
     Report(ReportArgs),
+    /// Say why each chunk of a file ends where it does: heading, size
+    /// budget, table or code boundary, semantic dip, topic boundary, role
+    /// change, ... (a table, or JSON lines with --json). Changes no chunk.
+    #[command(
+        after_help = EXIT_STATUS_HELP,
+        after_long_help = format!("{EXPLAIN_HELP}\n\n{EXIT_STATUS_HELP}")
+    )]
+    Explain(ExplainArgs),
     /// Run the queue worker: consume normalize_markdown.completed messages, store
     /// chunks, publish chunking.completed events, until SIGTERM/SIGINT.
     #[command(after_long_help = SERVICE_HELP)]

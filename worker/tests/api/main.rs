@@ -10,6 +10,7 @@
 mod auth;
 mod chunking;
 mod disabled;
+mod explain;
 mod guard;
 mod limits;
 mod openapi;

@@ -98,3 +98,22 @@ fn document_text_and_headings_are_escaped() {
         .iter()
         .any(|c| c.open.attr("data-path") == Some("Title \"quoted\" & bold")));
 }
+
+#[test]
+fn each_chunk_says_on_hover_why_it_ends() {
+    let files = [fixture("01-headings.md")];
+    let (page, run) = report("why", &files, &["spec-v1"]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let chunks = page.matches("<span class=\"c k").count();
+    assert!(chunks >= 2, "{chunks} chunks");
+    assert_eq!(page.matches(" title=\"chunk ").count(), chunks);
+    assert!(
+        page.contains("ends: the next chunk starts at heading"),
+        "no heading reason"
+    );
+    assert_eq!(page.matches("ends: the document ends\"").count(), 1);
+}

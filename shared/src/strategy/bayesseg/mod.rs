@@ -12,6 +12,8 @@ use std::sync::Arc;
 
 use crate::chunk::record::Chunk;
 use crate::chunk::topic::{lexical_chunks, PackLimits};
+use crate::chunk::topic_explain::lexical_explain;
+use crate::explain::reason::EndReason;
 use crate::error::ChunkError;
 use crate::segment::{bayesseg, BayesSegParams, SegmentCount};
 use crate::strategy::params::{ParamError, Params};
@@ -112,6 +114,15 @@ impl Chunker for BayesSegChunker {
             let tokens: Vec<usize> = s.iter().map(|t| counter.count(t)).collect();
             bayesseg(s, &tokens, &self.params)
         }))
+    }
+
+    fn explain(&self, input: &ChunkInput<'_>, chunks: &[Chunk]) -> Option<Vec<EndReason>> {
+        let counter = input.tokens.counter();
+        let segment = |s: &[&str]| {
+            let tokens: Vec<usize> = s.iter().map(|t| counter.count(t)).collect();
+            bayesseg(s, &tokens, &self.params)
+        };
+        Some(lexical_explain(input, self.sizes, segment, chunks))
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

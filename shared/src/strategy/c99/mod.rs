@@ -8,6 +8,8 @@ use std::sync::Arc;
 
 use crate::chunk::record::Chunk;
 use crate::chunk::topic::{lexical_chunks, PackLimits};
+use crate::chunk::topic_explain::lexical_explain;
+use crate::explain::reason::EndReason;
 use crate::error::ChunkError;
 use crate::segment::{c99, C99Params};
 use crate::strategy::params::{ParamError, Params};
@@ -99,6 +101,10 @@ impl Chunker for C99Chunker {
 
     fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError> {
         Ok(lexical_chunks(input, self.sizes, |s| c99(s, &self.params)))
+    }
+
+    fn explain(&self, input: &ChunkInput<'_>, chunks: &[Chunk]) -> Option<Vec<EndReason>> {
+        Some(lexical_explain(input, self.sizes, |s| c99(s, &self.params), chunks))
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

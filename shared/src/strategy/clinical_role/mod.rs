@@ -25,8 +25,10 @@ use std::sync::Arc;
 use crate::chunk::record::Chunk;
 use crate::chunk::span::chunks_from_spans;
 use crate::chunk::topic::{fit_unit, pack, PackLimits, Unit, UnitKind, GLUED, HEADING_GAP};
+use crate::chunk::topic_explain::explain_gaps;
 use crate::clinical::{reports_effect, role_units, tag_units, Role, Shape, Tag};
 use crate::error::ChunkError;
+use crate::explain::reason::EndReason;
 use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
 use crate::strategy::limits::{Limits, Rules};
 use crate::strategy::params::{ParamError, Params};
@@ -118,6 +120,21 @@ impl Chunker for ClinicalChunker {
             c.facet_json = Some(facet(&units, &tags, &own, self.threshold));
         }
         Ok(chunks)
+    }
+
+    fn explain(&self, input: &ChunkInput<'_>, chunks: &[Chunk]) -> Option<Vec<EndReason>> {
+        let text = input.doc.text.as_str();
+        let (units, tags) = tagged_units(input, self.sizes.hard_max_tokens);
+        let (candidate, coherence) = gaps(text, &units, &tags, self.sizes.target_tokens);
+        let role = |i: usize| tags[i].map_or(Role::General, |t| t.role).name().to_owned();
+        let gaps = (units.as_slice(), candidate.as_slice(), coherence.as_slice());
+        // A role change is the candidate `gaps` scores 0.
+        Some(explain_gaps(input, chunks, gaps, self.limits(), |g, score| {
+            (score.abs() < f32::EPSILON && g > 0).then(|| EndReason::RoleChange {
+                from: role(g - 1),
+                to: role(g),
+            })
+        }))
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

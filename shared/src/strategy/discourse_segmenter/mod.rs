@@ -11,6 +11,9 @@ use std::sync::Arc;
 
 use crate::chunk::record::Chunk;
 use crate::chunk::topic::{lexical_chunks, PackLimits};
+use crate::chunk::topic_explain::lexical_explain;
+use crate::explain::generic::next_chunks;
+use crate::explain::reason::EndReason;
 use crate::error::ChunkError;
 use crate::segment::{discourse, DiscourseParams};
 use crate::strategy::params::{ParamError, Params};
@@ -84,6 +87,22 @@ impl Chunker for DiscourseChunker {
 
     fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError> {
         Ok(lexical_chunks(input, self.sizes, |s| discourse(s, &self.params)))
+    }
+
+    fn explain(&self, input: &ChunkInput<'_>, chunks: &[Chunk]) -> Option<Vec<EndReason>> {
+        let mut reasons = lexical_explain(input, self.sizes, |s| discourse(s, &self.params), chunks);
+        // A boundary the segmenter chose opens with a cue: name it.
+        for (r, n) in reasons.iter_mut().zip(next_chunks(chunks)) {
+            let next = n.and_then(|j| chunks.get(j));
+            let opening = next.and_then(|c| input.doc.text.get(c.byte_start as usize..c.byte_end as usize));
+            if let (EndReason::TopicBoundary { cue: c, confidence, .. }, Some(found)) =
+                (r, opening.and_then(crate::segment::discourse::cue))
+            {
+                *c = Some(found.phrase.to_owned());
+                *confidence = Some(found.confidence);
+            }
+        }
+        Some(reasons)
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

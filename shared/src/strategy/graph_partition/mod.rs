@@ -10,6 +10,8 @@ use std::sync::Arc;
 
 use crate::chunk::record::Chunk;
 use crate::chunk::topic::{lexical_chunks, PackLimits};
+use crate::chunk::topic_explain::lexical_explain;
+use crate::explain::reason::EndReason;
 use crate::error::ChunkError;
 use crate::segment::{graph_partition, GraphParams};
 use crate::strategy::params::{ParamError, Params};
@@ -105,6 +107,15 @@ impl Chunker for GraphPartitionChunker {
             let tokens: Vec<usize> = s.iter().map(|t| counter.count(t)).collect();
             graph_partition(s, &tokens, &self.params)
         }))
+    }
+
+    fn explain(&self, input: &ChunkInput<'_>, chunks: &[Chunk]) -> Option<Vec<EndReason>> {
+        let counter = input.tokens.counter();
+        let segment = |s: &[&str]| {
+            let tokens: Vec<usize> = s.iter().map(|t| counter.count(t)).collect();
+            graph_partition(s, &tokens, &self.params)
+        };
+        Some(lexical_explain(input, self.sizes, segment, chunks))
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

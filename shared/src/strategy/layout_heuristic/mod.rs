@@ -27,6 +27,8 @@ use std::sync::Arc;
 use crate::chunk::build::{build_chunks, document_title, BuildContext};
 use crate::chunk::record::Chunk;
 use crate::error::ChunkError;
+use crate::explain::generic::{next_chunks, one};
+use crate::explain::reason::EndReason;
 use crate::markdown::{Block, BlockKind};
 use crate::normalize::NormalizedDocument;
 use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
@@ -241,6 +243,35 @@ impl Chunker for LayoutChunker {
             }
         }
         Ok(chunks)
+    }
+
+    fn explain(&self, input: &ChunkInput<'_>, chunks: &[Chunk]) -> Option<Vec<EndReason>> {
+        let layout = layout(&input.doc.text, input.blocks);
+        let next = next_chunks(chunks);
+        let limits = self.limits();
+        let reasons = chunks.iter().zip(&next).map(|(c, n)| {
+            let Some(next) = n.map(|j| &chunks[j]) else {
+                return EndReason::EndOfDocument;
+            };
+            match one(&layout.blocks, input.tokens, c, next, limits) {
+                // A heading the source has is a heading; one only the
+                // layout implies is inferred.
+                EndReason::Heading { level, text }
+                    if !matches!(one(input.blocks, input.tokens, c, next, limits), EndReason::Heading { .. }) =>
+                {
+                    EndReason::InferredHeading { text, level }
+                }
+                EndReason::Paragraph | EndReason::Sentence
+                    if next.page_start.is_some() && next.page_start > c.page_end =>
+                {
+                    EndReason::PageBreak {
+                        page: next.page_start.unwrap_or_default(),
+                    }
+                }
+                r => r,
+            }
+        });
+        Some(reasons.collect())
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

@@ -11,6 +11,8 @@ use std::sync::Arc;
 
 use crate::chunk::record::Chunk;
 use crate::chunk::topic::{lexical_chunks, PackLimits};
+use crate::chunk::topic_explain::lexical_explain;
+use crate::explain::reason::EndReason;
 use crate::error::ChunkError;
 use crate::segment::{lda_topic, LdaParams};
 use crate::strategy::params::{ParamError, Params};
@@ -105,6 +107,10 @@ impl Chunker for LdaTopicChunker {
 
     fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError> {
         Ok(lexical_chunks(input, self.sizes, |s| lda_topic(s, &self.params)))
+    }
+
+    fn explain(&self, input: &ChunkInput<'_>, chunks: &[Chunk]) -> Option<Vec<EndReason>> {
+        Some(lexical_explain(input, self.sizes, |s| lda_topic(s, &self.params), chunks))
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

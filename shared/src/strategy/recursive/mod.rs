@@ -38,6 +38,8 @@ use std::sync::Arc;
 use crate::chunk::record::Chunk;
 use crate::chunk::span::chunks_from_spans;
 use crate::error::ChunkError;
+use crate::explain::generic::{next_chunks, one};
+use crate::explain::reason::EndReason;
 use crate::markdown::parse::front_matter_len;
 use crate::strategy::params::{ParamError, Params};
 use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
@@ -134,6 +136,34 @@ impl Chunker for RecursiveChunker {
         let splitter = Splitter::new(input.tokens, &self.params, &self.separators);
         let spans = splitter.split(body..text.len());
         Ok(chunks_from_spans(input, &spans, true))
+    }
+
+    /// The separator at each boundary: the first configured one (in the
+    /// order they are tried) in the whitespace between the chunk and the
+    /// next; regular-expression separators are left to the generic rules.
+    fn explain(&self, input: &ChunkInput<'_>, chunks: &[Chunk]) -> Option<Vec<EndReason>> {
+        if self.params.separators_regex {
+            return None;
+        }
+        let text = input.doc.text.as_str();
+        let next = next_chunks(chunks);
+        let reasons = chunks.iter().zip(&next).map(|(c, n)| {
+            let Some(next) = n.map(|j| &chunks[j]) else {
+                return EndReason::EndOfDocument;
+            };
+            let (end, start) = (c.byte_end as usize, next.byte_start as usize);
+            let gap = text.get(end..start.max(end)).unwrap_or_default();
+            let sep = self
+                .params
+                .separators
+                .iter()
+                .find(|s| if s.is_empty() { gap.is_empty() } else { gap.contains(s.as_str()) });
+            match sep {
+                Some(s) => EndReason::Separator { text: s.clone() },
+                None => one(input.blocks, input.tokens, c, next, self.limits()),
+            }
+        });
+        Some(reasons.collect())
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

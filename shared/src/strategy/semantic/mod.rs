@@ -27,10 +27,13 @@ use std::sync::Arc;
 use crate::chunk::record::Chunk;
 use crate::chunk::span::chunks_from_spans;
 use crate::chunk::topic::{
+    Plan,
     pack, percentile_candidates, threshold_candidates, units, window_coherence, PackLimits, Unit,
     UnitKind,
 };
+use crate::chunk::topic_explain::explain_gaps;
 use crate::embed::Embedder;
+use crate::explain::reason::EndReason;
 use crate::error::ChunkError;
 use crate::strategy::params::{ParamError, Params, TARGET_TOKENS};
 use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
@@ -240,6 +243,30 @@ pub(crate) fn unit_vectors(
     Ok((vectors, which))
 }
 
+impl SemanticChunker {
+    /// What the chunker decides before packing: the units, the candidate
+    /// gaps and the gap coherences.
+    fn plan(
+        &self,
+        input: &ChunkInput<'_>,
+        embedder: &dyn Embedder,
+    ) -> Result<Plan, ChunkError> {
+        let text = input.doc.text.as_str();
+        let units = units(input.blocks, input.tokens, self.sizes.hard_max_tokens);
+        let (vectors, which) = unit_vectors(embedder, text, &units)?;
+        let refs: Vec<Option<&[f32]>> = which
+            .iter()
+            .map(|w| w.map(|i| vectors[i].as_slice()))
+            .collect();
+        let coherence = window_coherence(&units, &refs, self.window);
+        let candidate = match self.breakpoint {
+            Breakpoint::Threshold => threshold_candidates(&coherence, self.tau_coh as f32),
+            Breakpoint::Percentile => percentile_candidates(&coherence, self.percentile),
+        };
+        Ok((units, candidate, coherence))
+    }
+}
+
 impl Chunker for SemanticChunker {
     fn limits(&self) -> Limits {
         sizes_limits(&self.sizes)
@@ -274,20 +301,28 @@ impl Chunker for SemanticChunker {
                 profile: input.profile.name.clone(),
                 strategy: input.profile.strategy.clone(),
             })?;
-        let text = input.doc.text.as_str();
-        let units = units(input.blocks, input.tokens, self.sizes.hard_max_tokens);
-        let (vectors, which) = unit_vectors(embedder, text, &units)?;
-        let refs: Vec<Option<&[f32]>> = which
-            .iter()
-            .map(|w| w.map(|i| vectors[i].as_slice()))
-            .collect();
-        let coherence = window_coherence(&units, &refs, self.window);
-        let candidate = match self.breakpoint {
-            Breakpoint::Threshold => threshold_candidates(&coherence, self.tau_coh as f32),
-            Breakpoint::Percentile => percentile_candidates(&coherence, self.percentile),
-        };
+        let (units, candidate, coherence) = self.plan(input, embedder)?;
         let spans = pack(&units, &candidate, &coherence, input.tokens, self.sizes);
         Ok(chunks_from_spans(input, &spans, true))
+    }
+
+    fn explain(&self, input: &ChunkInput<'_>, chunks: &[Chunk]) -> Option<Vec<EndReason>> {
+        let (units, candidate, coherence) = self.plan(input, input.embedder?).ok()?;
+        let threshold = match self.breakpoint {
+            Breakpoint::Threshold => self.tau_coh as f32,
+            // The coherence the percentile cut off at: the highest among
+            // the candidates.
+            Breakpoint::Percentile => candidate
+                .iter()
+                .zip(&coherence)
+                .filter(|(c, _)| **c)
+                .map(|(_, s)| *s)
+                .fold(f32::NEG_INFINITY, f32::max),
+        };
+        let gaps = (units.as_slice(), candidate.as_slice(), coherence.as_slice());
+        Some(explain_gaps(input, chunks, gaps, self.limits(), |_, score| {
+            Some(EndReason::SemanticDip { score, threshold })
+        }))
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

@@ -13,6 +13,7 @@
 
 mod chunk;
 pub mod eval;
+pub mod explain;
 mod files;
 mod inputs;
 pub mod links;

@@ -6,6 +6,9 @@
 //! - `html` renders the page (inline CSS and script, `report.css` and
 //!   `report.js`), `svg` the size histograms.
 //!
+//! Each chunk's shading says on hover why the chunk ends (the sentence of
+//! `chunk-worker explain`).
+//!
 //! Files are read and chunked as `chunk` does them (same defaults for the
 //! document metadata, so the chunk ids are the ones `chunk` prints); a file
 //! that fails is one `CHUNKING_FAILED` line on stderr and a line in the
@@ -157,10 +160,19 @@ fn report_file(
     source.title_into(&mut meta);
     let markdown = source.markdown;
     let mut failures = Vec::new();
+    let mut reasons = std::collections::HashMap::new();
     let runs: Vec<_> = profiles
         .iter()
         .map(|profile| {
-            engine.chunk(&markdown, &meta, Some(profile)).map_err(|e| {
+            let explained = engine.explain(&markdown, &meta, Some(profile));
+            let explained = explained.map(|(doc, why)| {
+                for (c, r) in doc.chunks.iter().zip(why) {
+                    let key = (doc.profile.clone(), c.chunk_id.clone());
+                    reasons.insert(key, r.to_string());
+                }
+                doc
+            });
+            explained.map_err(|e| {
                 let failure = FileFailure {
                     code: e.code(),
                     path: shown.clone(),
@@ -180,6 +192,7 @@ fn report_file(
         path: shown,
         bytes: markdown.len(),
         runs,
+        reasons,
     });
     (file, failures)
 }

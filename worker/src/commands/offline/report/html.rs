@@ -218,7 +218,11 @@ fn file_section(out: &mut String, page: &Page<'_>, n: usize, file: &FileReport) 
                 out.push_str("</div>\n<div class=\"doc\" data-profile=\"");
                 push_attr(out, &profile.title());
                 out.push_str("\">");
-                document(out, &Layout::new(doc));
+                let why = |c: &shared::Chunk| {
+                    let key = (doc.profile.clone(), c.chunk_id.clone());
+                    file.reasons.get(&key).cloned()
+                };
+                document(out, &Layout::new(doc), &why);
                 out.push_str("</div></div>\n");
             }
             Err(line) => {
@@ -233,8 +237,9 @@ fn file_section(out: &mut String, page: &Page<'_>, n: usize, file: &FileReport) 
     out.push_str("</div></section>\n");
 }
 
-/// The document text: one element per gap and per chunk span.
-fn document(out: &mut String, layout: &Layout<'_>) {
+/// The document text: one element per gap and per chunk span, a chunk's
+/// `title` (hover) saying why it ends where `why` knows.
+fn document(out: &mut String, layout: &Layout<'_>, why: &dyn Fn(&shared::Chunk) -> Option<String>) {
     let mut marks = Marks {
         overlaps: &layout.overlaps,
         next: 0,
@@ -277,6 +282,11 @@ fn document(out: &mut String, layout: &Layout<'_>) {
                     attr(out, "parent", parent);
                 }
                 attr(out, "hash", &c.content_hash);
+                if let Some(reason) = why(c) {
+                    out.push_str(" title=\"");
+                    push_attr(out, &format!("chunk {} ends: {reason}", c.ordinal));
+                    out.push('"');
+                }
                 match view.embed_head {
                     Some("") => {}
                     Some(head) => attr(out, "e", head),

@@ -255,6 +255,9 @@ pub(super) struct FileReport {
     /// One per profile (by [`FileReport::into_lanes`], one per lane), in
     /// order.
     pub runs: Vec<Result<ChunkedDocument, String>>,
+    /// Why each chunk ends (`chunk-worker explain`'s sentence), by profile
+    /// name and chunk id: the hover text of its shading.
+    pub reasons: std::collections::HashMap<(String, String), String>,
 }
 
 impl FileReport {

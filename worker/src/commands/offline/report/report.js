@@ -103,12 +103,15 @@
     var el = ev.target.closest && ev.target.closest(".c");
     if (el) show(el);
   });
-  // The chunk id on hover, set lazily: no per-chunk title in the file.
+  // The chunk id on hover, set lazily, before why the chunk ends (the
+  // title the page was written with).
   document.addEventListener("mouseover", function (ev) {
     var el = ev.target.closest && ev.target.closest(".c");
-    if (el && !el.title) {
+    if (el && !el.hasAttribute("data-tt")) {
+      el.setAttribute("data-tt", "1");
       el.title = attr(el, "g") + " #" + attr(el, "ordinal") + " " + attr(el, "id") +
-        (attr(el, "parent") ? "\nparent " + attr(el, "parent") : "") + " (click for details)";
+        (attr(el, "parent") ? "\nparent " + attr(el, "parent") : "") + " (click for details)" +
+        (el.title ? "\n" + el.title : "");
     }
   });
   document.addEventListener("keydown", function (ev) {
