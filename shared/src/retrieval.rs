@@ -1,17 +1,8 @@
-//! Helpers for the retrieval side: what to do with chunks once an index has
-//! ranked them. Pure functions over chunk positions, so the evaluation
-//! harness and users' retrieval code call the same thing.
-//!
-//! - [`of_granularity`]: keep the chunks of one granularity of a
-//!   multi-granularity profile (index one level, not all of them).
-//! - [`reciprocal_rank_fusion`]: one ranking from several (e.g. one per
-//!   granularity, or BM25 and a dense index).
-//! - [`with_neighbours`]: small-to-big: each hit followed by the chunks
-//!   beside it in its document, for a context budget to take in order.
-//! - [`merge_adjacent`]: the passages of a context joined where they touch
-//!   or overlap, so a prompt shows each stretch of text once.
-
-use crate::chunk::record::{Chunk, Granularity};
+//! The retrieval side of small-to-big: once an index has ranked chunks,
+//! [`with_neighbours`] follows each hit by the chunks beside it in its
+//! document, for a context budget to take in order. Pure, over chunk
+//! positions, so the evaluation harness (`eval --neighbours`) and users'
+//! retrieval code call the same thing.
 
 /// Where a chunk lies: its document (any key the caller uses) and its span
 /// in that document's text.
@@ -23,39 +14,6 @@ pub struct Span {
     pub start: u32,
     /// End offset (exclusive).
     pub end: u32,
-}
-
-/// The chunks of `chunks` at granularity `g`, in their order.
-pub fn of_granularity(chunks: &[Chunk], g: Granularity) -> impl Iterator<Item = &Chunk> {
-    chunks.iter().filter(move |c| c.granularity == g)
-}
-
-/// Reciprocal-rank fusion: each item scores `sum 1 / (k + rank)` over the
-/// rankings that hold it (rank from 1); the result is sorted by score, ties
-/// by the item's first appearance (rankings in order, then rank), so equal
-/// input gives equal output. `k` = 60 is the usual choice.
-pub fn reciprocal_rank_fusion(rankings: &[&[usize]], k: f64) -> Vec<usize> {
-    let mut scores: Vec<(usize, f64, usize)> = Vec::new(); // item, score, first seen
-    let mut index = std::collections::HashMap::new();
-    let mut seen = 0usize;
-    for ranking in rankings {
-        for (rank, &item) in ranking.iter().enumerate() {
-            let add = 1.0 / (k + rank as f64 + 1.0);
-            match index.get(&item) {
-                Some(&at) => {
-                    let entry: &mut (usize, f64, usize) = &mut scores[at];
-                    entry.1 += add;
-                }
-                None => {
-                    index.insert(item, scores.len());
-                    scores.push((item, add, seen));
-                    seen += 1;
-                }
-            }
-        }
-    }
-    scores.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
-    scores.into_iter().map(|(item, _, _)| item).collect()
 }
 
 /// Small-to-big: the order in which to give chunks when each hit of
@@ -92,47 +50,12 @@ pub fn with_neighbours(ranked: &[usize], spans: &[Span], radius: usize) -> Vec<u
     order
 }
 
-/// The passages of a context with every run of touching or overlapping
-/// spans of one document joined, in the order of each run's first passage:
-/// what a prompt should show (each stretch of text once, in one piece).
-pub fn merge_adjacent(passages: &[Span]) -> Vec<Span> {
-    // Join by document, in offset order, remembering the earliest position.
-    let mut by_doc: Vec<(usize, Span)> = passages.iter().copied().enumerate().collect();
-    by_doc.sort_by_key(|(at, s)| (s.doc, s.start, s.end, *at));
-    let mut runs: Vec<(usize, Span)> = Vec::new();
-    for (at, s) in by_doc {
-        match runs.last_mut() {
-            Some((first, run)) if run.doc == s.doc && s.start <= run.end => {
-                run.end = run.end.max(s.end);
-                *first = (*first).min(at);
-            }
-            _ => runs.push((at, s)),
-        }
-    }
-    runs.sort_by_key(|(first, _)| *first);
-    runs.into_iter().map(|(_, s)| s).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn span(doc: usize, start: u32, end: u32) -> Span {
         Span { doc, start, end }
-    }
-
-    #[test]
-    fn fusion_sums_reciprocal_ranks_and_breaks_ties_by_first_appearance() {
-        // 3: 1/62 + 1/61 = 0.03252; 7: 1/61 + 1/63 = 0.03227; 9 (second
-        // once) 0.01613 before 5 (third once) 0.01587.
-        let a: &[usize] = &[7, 3, 5];
-        let b: &[usize] = &[3, 9, 7];
-        assert_eq!(reciprocal_rank_fusion(&[a, b], 60.0), vec![3, 7, 9, 5]);
-        // A tie (same ranks mirrored) goes to the item seen first.
-        let c: &[usize] = &[1, 2];
-        let d: &[usize] = &[2, 1];
-        assert_eq!(reciprocal_rank_fusion(&[c, d], 60.0), vec![1, 2]);
-        assert!(reciprocal_rank_fusion(&[], 60.0).is_empty());
     }
 
     #[test]
@@ -149,20 +72,5 @@ mod tests {
         assert_eq!(with_neighbours(&[2, 3, 1], &spans, 1), vec![2, 1, 3, 4, 0]);
         assert_eq!(with_neighbours(&[0], &spans, 2), vec![0, 1, 2]);
         assert_eq!(with_neighbours(&[4, 9], &spans, 0), vec![4]);
-    }
-
-    #[test]
-    fn adjacent_and_overlapping_passages_merge_in_first_seen_order() {
-        let merged = merge_adjacent(&[
-            span(1, 50, 60),
-            span(0, 10, 20),
-            span(1, 40, 50),
-            span(0, 15, 30),
-            span(0, 40, 45),
-        ]);
-        assert_eq!(
-            merged,
-            vec![span(1, 40, 60), span(0, 10, 30), span(0, 40, 45)]
-        );
     }
 }
