@@ -3,8 +3,8 @@
 //! Gold data (question excerpts, boundaries) and peers' chunks are given in
 //! code points of the file as it is; our chunks are in code points of the
 //! normalized document. Normalization (docs/contract.md#normalization) only removes characters
-//! (a byte-order mark, `\r` before `\n`, trailing and repeated horizontal
-//! whitespace) and replaces some (a lone `\r` by `\n`, a run of horizontal
+//! (a byte-order mark, control characters, `\r` before `\n`, trailing and
+//! repeated horizontal whitespace) and replaces some (a lone `\r` by `\n`, a run of horizontal
 //! whitespace by one space), so the normalized text is aligned with the
 //! file greedily, character by character.
 
@@ -16,8 +16,10 @@ pub struct OffsetMap {
     map: Vec<u32>,
 }
 
+/// What normalization may drop: whitespace, a byte-order mark, and the
+/// control characters it removes (a PDF export's NUL or form feed).
 fn removable(c: char) -> bool {
-    c.is_whitespace() || c == '\u{feff}'
+    c.is_whitespace() || c == '\u{feff}' || shared::normalize::is_removed_control(c)
 }
 
 impl OffsetMap {
@@ -33,7 +35,15 @@ impl OffsetMap {
             match norm.get(j) {
                 Some(&n) if n == c => j += 1,
                 // A lone `\r` becomes `\n`.
-                Some('\n') if c == '\r' && raw.get(i + 1) != Some(&'\n') => j += 1,
+                Some('\n')
+                    if c == '\r'
+                        && raw[i + 1..]
+                            .iter()
+                            .find(|c| !shared::normalize::is_removed_control(**c))
+                            != Some(&'\n') =>
+                {
+                    j += 1
+                }
                 // A run of horizontal whitespace becomes one space.
                 Some(' ') if c.is_whitespace() && c != '\n' && c != '\r' => j += 1,
                 _ if removable(c) => {}
@@ -82,5 +92,19 @@ mod tests {
         }
         assert_eq!(m.at(raw.chars().count()) as usize, n.len());
         assert!(OffsetMap::new("abc", "abd").is_none());
+    }
+
+    #[test]
+    fn removed_controls_map_to_the_next_kept_character() {
+        for raw in [
+            "\u{0}",
+            "a\u{0}\u{0}b",
+            "page one\n\u{c}page two\u{c}",
+            "x \u{7} y\u{1b}",
+        ] {
+            let norm = shared::normalize::normalize(raw.as_bytes()).unwrap().text;
+            let m = OffsetMap::new(raw, &norm).unwrap_or_else(|| panic!("{raw:?}"));
+            assert_eq!(m.at(raw.chars().count()) as usize, norm.chars().count());
+        }
     }
 }

@@ -276,9 +276,7 @@ impl Engine {
     ) -> Result<(ChunkedDocument, Vec<EndReason>), ChunkError> {
         let out = self.chunk(markdown, meta, profile)?;
         let profile = self.profile(profile)?;
-        let doc = NormalizedDocument {
-            text: out.normalized.clone(),
-        };
+        let doc = normalize(markdown)?;
         let blocks = parse_blocks(&doc.text);
         let tokens = DocumentTokens::with_thread_cache(profile.tokenizer.counter(), &doc.text);
         let chars = CharIndex::new(&doc.text);

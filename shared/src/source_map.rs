@@ -13,7 +13,7 @@
 //! line numbers.
 
 use crate::markdown::UnitIndex;
-use crate::normalize::{is_hspace, is_removed_control};
+use crate::normalize::chars::{is_hspace, is_removed_control};
 
 /// One stretch of the normalized text and where it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,7 +96,10 @@ impl SourceMap {
             if is_removed_control(oc) {
                 oi += oc.len_utf8(); // removed by normalization
             } else if oc == '\r' {
-                if o.get(oi + 1) == Some(&b'\n') {
+                // Controls go before line endings are unified: `\r`, NEL,
+                // `\n` is a `\r\n`.
+                let next = original[oi + 1..].chars().find(|c| !is_removed_control(*c));
+                if next == Some('\n') {
                     oi += 1; // the `\r` of `\r\n` is dropped
                 } else if nc == '\n' {
                     push(Segment {
@@ -157,6 +160,20 @@ impl SourceMap {
             }
             // At or past the end of the text.
             _ => self.original_len,
+        }
+    }
+
+    /// Where original byte `pos` lands in the normalized text: its own place
+    /// when normalization kept it, else the place of the first byte after
+    /// it that was kept (the end of the text when none was).
+    pub fn normalized_at(&self, pos: usize) -> usize {
+        let k = self
+            .segments
+            .partition_point(|s| s.orig + s.orig_len <= pos);
+        match self.segments.get(k) {
+            Some(s) if s.copy && s.orig <= pos => s.norm + (pos - s.orig),
+            Some(s) => s.norm,
+            None => self.segments.last().map_or(0, |s| s.norm + s.norm_len),
         }
     }
 
@@ -273,6 +290,16 @@ mod tests {
         assert_eq!(&original[m.start(0)..m.end(norm.len())], original);
         let d = norm.find('d').unwrap();
         assert_eq!(&original[m.start(d)..], "d");
+    }
+
+    #[test]
+    fn a_control_between_cr_and_lf_leaves_one_line_ending() {
+        // Found by the property test: the NEL goes first, then `\r\n` is one.
+        let original = "\r\u{85}\n#";
+        let (norm, m) = map(original);
+        assert_eq!(norm, "\n#");
+        assert_eq!(&original[m.start(1)..], "#");
+        assert_eq!(m.normalized_at(original.find('#').unwrap()), 1);
     }
 
     #[test]

@@ -22,13 +22,14 @@
 
 use crate::error::ChunkError;
 
-mod chars;
+pub(crate) mod chars;
 mod one_parse;
+mod pages;
 mod scan;
 mod steps;
 
 pub use chars::is_removed_control;
-pub(crate) use chars::{is_ascii_space, is_hspace, space_len, utf8_len};
+pub(crate) use chars::{is_ascii_space, space_len, utf8_len};
 pub use one_parse::normalize_with_blocks;
 pub(crate) use scan::{lines, needs_collapse};
 pub use steps::NormalizedDocument;
@@ -37,8 +38,10 @@ use steps::{collapse_whitespace, protected_ranges, unified};
 /// Normalizes raw markdown bytes.
 pub fn normalize(bytes: &[u8]) -> Result<NormalizedDocument, ChunkError> {
     let unified = unified(bytes)?;
+    let text = collapse_whitespace(&unified, || protected_ranges(&unified), None);
     Ok(NormalizedDocument {
-        text: collapse_whitespace(&unified, || protected_ranges(&unified), None),
+        page_breaks: pages::form_feeds(bytes, &text),
+        text,
     })
 }
 

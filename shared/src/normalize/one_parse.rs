@@ -30,7 +30,8 @@ pub fn normalize_with_blocks(bytes: &[u8]) -> Result<(NormalizedDocument, Vec<Bl
     } else {
         finish_blocks(raw, &text, |offset| runs.map(offset))
     };
-    Ok((NormalizedDocument { text }, blocks))
+    let page_breaks = super::pages::form_feeds(bytes, &text);
+    Ok((NormalizedDocument { text, page_breaks }, blocks))
 }
 
 #[cfg(test)]

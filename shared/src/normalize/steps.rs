@@ -11,10 +11,15 @@ use crate::normalize::chars::{is_hspace, is_removed_control};
 use crate::normalize::scan;
 
 /// A normalized Markdown document.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NormalizedDocument {
     /// The normalized text.
     pub text: String,
+    /// Where the input had a form feed (the page break of a PDF text
+    /// export), as byte offsets of `text`, in order: normalization removes
+    /// the character with the other controls (step 2) and keeps its place
+    /// here for the strategies that number pages. Empty for most documents.
+    pub page_breaks: Vec<usize>,
 }
 
 /// Steps 1-3: the decoded text, its controls removed and line endings unified.

@@ -75,6 +75,7 @@ fn soup() -> impl Strategy<Value = String> {
             "\u{2028}",
             "\u{85}",
             "\0",
+            "\u{c}",
         ][..],
     );
     proptest::collection::vec(atoms, 0..120).prop_map(|a| a.concat())
@@ -125,7 +126,13 @@ proptest! {
     fn normalization_is_idempotent(s in prop_oneof![any::<String>(), soup()]) {
         let once = normalize(s.as_bytes()).unwrap();
         let twice = normalize(once.text.as_bytes()).unwrap();
-        prop_assert_eq!(&once, &twice);
+        prop_assert_eq!(&once.text, &twice.text);
+        // A form feed's place is kept, in order, inside the text; the
+        // normalized text has none left to keep.
+        prop_assert!(twice.page_breaks.is_empty());
+        prop_assert!(once.page_breaks.windows(2).all(|w| w[0] < w[1]));
+        prop_assert!(once.page_breaks.iter().all(|&b| b <= once.text.len() && once.text.is_char_boundary(b)));
+        prop_assert_eq!(once.page_breaks.is_empty(), !s.contains('\u{c}'));
         // No control character survives, and the original maps back.
         let kept: Vec<char> = once
             .text

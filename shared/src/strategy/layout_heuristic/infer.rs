@@ -16,7 +16,7 @@ const MAX_CHARS: usize = 90;
 /// Lines of more words are never headings.
 const MAX_WORDS: usize = 12;
 /// A plain line (no bold, caps or numbering) is a heading only this short.
-const MAX_PLAIN_WORDS: usize = 8;
+pub(super) const MAX_PLAIN_WORDS: usize = 8;
 /// At most this much text (bytes) between a title and the first heading
 /// after it: a subtitle, an author line.
 const MAX_SUBTITLE: usize = 300;
@@ -80,7 +80,7 @@ fn numbering(line: &str) -> Option<(u8, bool, &str)> {
 /// Whether `s` reads as a title: not too long, starting with an uppercase
 /// letter or a digit, not ending like a sentence or a clause (a line
 /// ending in a colon introduces what follows: `**Steps:**`).
-fn title_like(s: &str, max_words: usize) -> bool {
+pub(super) fn title_like(s: &str, max_words: usize) -> bool {
     let words = s.split_whitespace().count();
     let first = s.chars().next();
     (1..=max_words).contains(&words)

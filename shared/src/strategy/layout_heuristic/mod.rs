@@ -10,6 +10,8 @@
 //!   lines standing alone) become heading blocks of a derived block list
 //!   (same byte ranges), which structural's packer reads, so the inferred
 //!   path is each chunk's `headings_path`;
+//! - `lines.rs`: a text export's pages that run titles and furniture into
+//!   one paragraph are split at those lines first;
 //! - line-wrapped paragraphs are joined for sentence splitting only: the
 //!   packer splits a same-length copy of the text whose wrapped lines are
 //!   joined by spaces; the chunk text stays the source text.
@@ -20,6 +22,7 @@
 //! leave its text. It leaves its `embed_text` instead.
 
 mod infer;
+mod lines;
 mod pages;
 
 use std::sync::Arc;
@@ -96,9 +99,10 @@ pub(crate) struct Layout {
     pub blocks: Vec<Block>,
 }
 
-/// Analyses `text` with its `blocks`.
-pub(crate) fn layout(text: &str, blocks: &[Block]) -> Layout {
-    let pages = analyse(text, blocks);
+/// Analyses `text` with its `blocks` and the places of its form feeds.
+pub(crate) fn layout(text: &str, blocks: &[Block], breaks: &[usize]) -> Layout {
+    let blocks = &lines::split_wrapped(text, blocks, breaks);
+    let pages = analyse(text, blocks, breaks);
     let headings = infer(text, blocks, &pages.furniture);
     let blocks = with_headings(blocks, &headings, &pages.furniture);
     Layout { pages, blocks }
@@ -208,9 +212,10 @@ impl Chunker for LayoutChunker {
 
     fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError> {
         let text = input.doc.text.as_str();
-        let layout = layout(text, input.blocks);
+        let layout = layout(text, input.blocks, &input.doc.page_breaks);
         let joined = NormalizedDocument {
             text: joined_lines(text, &layout.blocks, &layout.pages.furniture),
+            page_breaks: input.doc.page_breaks.clone(),
         };
         let planning = ChunkInput {
             doc: &joined,
@@ -246,7 +251,7 @@ impl Chunker for LayoutChunker {
     }
 
     fn explain(&self, input: &ChunkInput<'_>, chunks: &[Chunk]) -> Option<Vec<EndReason>> {
-        let layout = layout(&input.doc.text, input.blocks);
+        let layout = layout(&input.doc.text, input.blocks, &input.doc.page_breaks);
         let next = next_chunks(chunks);
         let limits = self.limits();
         let reasons = chunks.iter().zip(&next).map(|(c, n)| {
@@ -300,7 +305,7 @@ mod tests {
     fn the_analysis_marks_headings_and_furniture() {
         let text = "ACME | Report\n\n**Plan**\n\nWe plan to plan.\n\nPage 1 of 3\n\nACME | Report\n\nMore text here.\n\nPage 2 of 3\n\nACME | Report\n\nThe end.\n\nPage 3 of 3\n";
         let blocks = parse_blocks(text);
-        let l = layout(text, &blocks);
+        let l = layout(text, &blocks, &[]);
         assert_eq!(l.pages.furniture.len(), 6);
         // The running header before the first heading copies it.
         assert_eq!(l.blocks[0].kind, BlockKind::Heading { level: 1 });

@@ -3,10 +3,12 @@
 //! headers and footers (short lines that recur on three or more pages).
 //!
 //! Everything works on single-line blocks: an export puts furniture on lines
-//! of its own, with blank lines around. Form feeds cannot serve as markers:
-//! normalization removes them with the other C0 controls
-//! (docs/contract.md#normalization), so a page break survives only as what
-//! the converter wrote around it.
+//! of its own, with blank lines around. Form feeds (a PDF text export's page
+//! breaks) are removed by normalization with the other C0 controls
+//! (docs/contract.md#normalization), which keeps their places
+//! ([`NormalizedDocument::page_breaks`](crate::normalize::NormalizedDocument)):
+//! where the text names no page numbers, the form feeds number the pages
+//! from 1.
 
 use std::sync::OnceLock;
 
@@ -16,9 +18,9 @@ use rustc_hash::FxHashMap;
 use crate::markdown::{Block, BlockKind};
 
 /// A line repeated on at least this many pages is a running header or footer.
-const MIN_REPEATS: usize = 3;
+pub(super) const MIN_REPEATS: usize = 3;
 /// Longer lines are never furniture.
-const MAX_FURNITURE_CHARS: usize = 100;
+pub(super) const MAX_FURNITURE_CHARS: usize = 100;
 
 /// What the page analysis found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -44,7 +46,7 @@ impl Pages {
 
 /// How a page-number line reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Marker {
+pub(super) enum Marker {
     /// `<!-- page N -->` (or `<!-- PageNumber="N" -->`): page N starts here.
     Comment(u32),
     /// `<!-- PageBreak -->`: the next page starts after it.
@@ -60,7 +62,7 @@ fn regex(cell: &'static OnceLock<Option<Regex>>, pattern: &str) -> Option<&'stat
 }
 
 /// The page marker `line` (trimmed, emphasis removed) is, if any.
-fn marker(line: &str) -> Option<Marker> {
+pub(super) fn marker(line: &str) -> Option<Marker> {
     static COMMENT: OnceLock<Option<Regex>> = OnceLock::new();
     static EXPLICIT: OnceLock<Option<Regex>> = OnceLock::new();
     static DASHED: OnceLock<Option<Regex>> = OnceLock::new();
@@ -101,14 +103,26 @@ fn marker(line: &str) -> Option<Marker> {
 }
 
 /// Whether block `i` stands alone: blank lines (or the document's edges)
-/// before and after it.
+/// before and after it, or a line split off a wrapped paragraph
+/// ([`super::lines`]): two paragraphs one line feed apart are never
+/// Markdown's, only that split's.
 pub(super) fn alone(text: &str, blocks: &[Block], i: usize) -> bool {
     let r = &blocks[i].range;
     let before = &text[..r.start];
     let after = &text[r.end..];
-    let blank_before = i == 0 || before.trim_end_matches([' ', '\t']).ends_with("\n\n");
+    let split = |j: usize, between: std::ops::Range<usize>| {
+        blocks[i].kind == BlockKind::Paragraph
+            && blocks.get(j).is_some_and(|b| b.kind == BlockKind::Paragraph)
+            && text.get(between) == Some("\n")
+    };
+    let blank_before = i == 0
+        || before.trim_end_matches([' ', '\t']).ends_with("\n\n")
+        || split(i - 1, blocks[i - 1].range.end..r.start);
     let rest = after.trim_start_matches([' ', '\t']);
-    let blank_after = rest.trim().is_empty() || rest.starts_with("\n\n") || rest.starts_with("\n \n");
+    let blank_after = rest.trim().is_empty()
+        || rest.starts_with("\n\n")
+        || rest.starts_with("\n \n")
+        || blocks.get(i + 1).is_some_and(|n| split(i + 1, r.end..n.range.start));
     blank_before && blank_after
 }
 
@@ -126,7 +140,7 @@ pub(crate) fn one_line(text: &str, blocks: &[Block], i: usize) -> bool {
 /// A line's repetition key: lowercase, digits as `#`, emphasis markers and
 /// spaces dropped, so "Page 3" and "Page 4", or a header with its date,
 /// compare equal.
-fn repeat_key(line: &str) -> String {
+pub(super) fn repeat_key(line: &str) -> String {
     line.chars()
         .filter(|c| !matches!(c, '*' | '_' | ' '))
         .map(|c| if c.is_ascii_digit() { '#' } else { c })
@@ -135,7 +149,8 @@ fn repeat_key(line: &str) -> String {
 }
 
 /// Finds the page furniture and page starts of `text` with its `blocks`.
-pub(crate) fn analyse(text: &str, blocks: &[Block]) -> Pages {
+/// `breaks` are the form feeds' places (empty when there were none).
+pub(crate) fn analyse(text: &str, blocks: &[Block], breaks: &[usize]) -> Pages {
     let lines: Vec<(usize, &str)> = blocks
         .iter()
         .enumerate()
@@ -182,7 +197,10 @@ pub(crate) fn analyse(text: &str, blocks: &[Block]) -> Pages {
         .copied()
         .collect();
     repeated.sort_unstable();
-    let starts = page_starts(blocks, &markers, &repeated);
+    let mut starts = page_starts(blocks, &markers, &repeated);
+    if starts.is_empty() && !breaks.is_empty() {
+        starts = form_feed_starts(breaks);
+    }
     let pages = Pages {
         furniture: Vec::new(),
         starts,
@@ -202,6 +220,21 @@ pub(crate) fn analyse(text: &str, blocks: &[Block]) -> Pages {
     furniture.sort_unstable();
     furniture.dedup();
     Pages { furniture, ..pages }
+}
+
+/// The page starts form feeds imply: page 1 from the start, page k + 1
+/// after the k-th form feed (one at the very end starts a page no text is
+/// on).
+fn form_feed_starts(breaks: &[usize]) -> Vec<(usize, u32)> {
+    let mut starts = vec![(0, 1)];
+    for (k, &at) in breaks.iter().enumerate() {
+        let page = u32::try_from(k + 2).unwrap_or(u32::MAX);
+        match starts.last_mut() {
+            Some(last) if last.0 == at => last.1 = page,
+            _ => starts.push((at, page)),
+        }
+    }
+    starts
 }
 
 /// The page starts the markers imply. A comment starts its page; an
@@ -288,7 +321,7 @@ mod tests {
     fn footers_end_their_page_and_running_lines_repeat() {
         let text = "ACME REPORT\n\nFirst page text.\n\nPage 1 of 3\n\nACME REPORT\n\nSecond page text.\n\nPage 2 of 3\n\nACME REPORT\n\nThird.\n\nPage 3 of 3\n";
         let blocks = parse_blocks(text);
-        let p = analyse(text, &blocks);
+        let p = analyse(text, &blocks, &[]);
         let furniture: Vec<&str> = p
             .furniture
             .iter()
@@ -304,10 +337,34 @@ mod tests {
     }
 
     #[test]
+    fn form_feeds_number_the_pages_when_the_text_does_not() {
+        let src = "ACME REPORT\n\nFirst page text.\n\u{c}ACME REPORT\n\nSecond page\ntext.\n\u{c}ACME REPORT\n\nThird.\n\u{c}";
+        let doc = crate::normalize::normalize(src.as_bytes()).unwrap();
+        let text = doc.text.as_str();
+        let blocks = super::super::lines::split_wrapped(text, &parse_blocks(text), &doc.page_breaks);
+        let p = analyse(text, &blocks, &doc.page_breaks);
+        assert_eq!(p.page_at(text.find("First").unwrap()), Some(1));
+        assert_eq!(p.page_at(text.find("Second").unwrap()), Some(2));
+        assert_eq!(p.page_at(text.rfind("text.\nACME").unwrap()), Some(2));
+        assert_eq!(p.page_at(text.find("Third").unwrap()), Some(3));
+        let furniture: Vec<&str> = p
+            .furniture
+            .iter()
+            .map(|&i| &text[blocks[i].range.clone()])
+            .collect();
+        assert_eq!(furniture, ["ACME REPORT"; 3]);
+        // Numbers in the text win over the form feeds.
+        let numbered = "Intro.\n\nPage 7 of 9\n\u{c}More.\n\nPage 8 of 9\n";
+        let doc = crate::normalize::normalize(numbered.as_bytes()).unwrap();
+        let p = analyse(&doc.text, &parse_blocks(&doc.text), &doc.page_breaks);
+        assert_eq!(p.page_at(doc.text.find("More").unwrap()), Some(8));
+    }
+
+    #[test]
     fn lone_numbers_count_only_in_sequence() {
         let text = "Intro text here.\n\n1\n\nMore text.\n\n2\n\nThe answer is\n\n42\n";
         let blocks = parse_blocks(text);
-        let p = analyse(text, &blocks);
+        let p = analyse(text, &blocks, &[]);
         assert_eq!(p.furniture.len(), 2);
         assert_eq!(p.page_at(text.find("More").unwrap()), Some(2));
     }
@@ -315,7 +372,7 @@ mod tests {
     #[test]
     fn no_markers_no_pages() {
         let text = "Just text.\n\nMore text.\n";
-        let p = analyse(text, &parse_blocks(text));
+        let p = analyse(text, &parse_blocks(text), &[]);
         assert!(p.starts.is_empty() && p.furniture.is_empty());
         assert_eq!(p.page_at(3), None);
     }
