@@ -79,7 +79,8 @@ fn numbering(line: &str) -> Option<(u8, bool, &str)> {
 
 /// Whether `s` reads as a title: not too long, starting with an uppercase
 /// letter or a digit, not ending like a sentence or a clause (a line
-/// ending in a colon introduces what follows: `**Steps:**`).
+/// ending in a colon introduces what follows: `**Steps:**`); a question
+/// may be one ("Why sampling?").
 pub(super) fn title_like(s: &str, max_words: usize) -> bool {
     let words = s.split_whitespace().count();
     let first = s.chars().next();
@@ -87,7 +88,7 @@ pub(super) fn title_like(s: &str, max_words: usize) -> bool {
         && s.chars().count() <= MAX_CHARS
         && s.chars().any(char::is_alphabetic)
         && first.is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
-        && !s.ends_with(['.', ',', ';', ':', '!', '?', '|'])
+        && !s.ends_with(['.', ',', ';', ':', '!', '|'])
         && !s.contains("](")
 }
 

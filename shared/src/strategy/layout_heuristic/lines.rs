@@ -64,14 +64,18 @@ fn repeat_counts(text: &str, blocks: &[Block]) -> FxHashMap<String, usize> {
     counts
 }
 
+/// Code or a list item rather than a title: code punctuation (a slash or
+/// parentheses alone are a title's too: "Input/output (draft)").
 fn codeish(s: &str) -> bool {
-    s.contains(['{', '}', '(', ')', ';', '=', '<', '>', '[', ']', '`', '|', '/', '\\', '•', '●', '▪'])
-        || s.contains("::")
+    s.contains(['{', '}', ';', '=', '<', '>', '[', ']', '`', '|', '\\', '•', '●', '▪'])
+        || ["::", "()", "->", "//", "/*"].iter().any(|m| s.contains(m))
         || s.starts_with(['-', '*', '+', '#'])
 }
 
+/// Whether a line ends a sentence (closing quotes and brackets aside).
 fn sentence_end(s: &str) -> bool {
-    s.ends_with(['.', '!', '?', ':', '"', '\u{201d}'])
+    s.trim_end_matches(['"', '\u{201d}', '\'', '\u{2019}', ')'])
+        .ends_with(['.', '!', '?', ':'])
 }
 
 fn paragraph(range: std::ops::Range<usize>) -> Block {
@@ -80,6 +84,27 @@ fn paragraph(range: std::ops::Range<usize>) -> Block {
         range,
         heading_text: String::new(),
         items: Vec::new(),
+        nested_code: Vec::new(),
+    }
+}
+
+/// The part `range` of block `b`: a list where it starts at one of the
+/// list's items (with the items inside it), else a paragraph.
+fn piece(b: &Block, range: std::ops::Range<usize>) -> Block {
+    if !b.items.iter().any(|item| item.start == range.start) {
+        return paragraph(range);
+    }
+    let items = b
+        .items
+        .iter()
+        .filter(|item| item.start < range.end && item.end > range.start)
+        .map(|item| item.start.max(range.start)..item.end.min(range.end))
+        .collect();
+    Block {
+        kind: b.kind,
+        range,
+        heading_text: String::new(),
+        items,
         nested_code: Vec::new(),
     }
 }
@@ -117,7 +142,13 @@ fn split_at_breaks(text: &str, blocks: &[Block], breaks: &[usize]) -> Vec<Block>
 /// form feeds were) and the wrapped ones at their titles and furniture.
 pub(crate) fn split_wrapped(text: &str, blocks: &[Block], breaks: &[usize]) -> Vec<Block> {
     let blocks = &split_at_breaks(text, blocks, breaks);
-    let wrapped = |b: &Block| b.kind == BlockKind::Paragraph && text[b.range.clone()].matches('\n').count() >= 2;
+    // A list's lazy continuation lines run on too: "1. ..." in an export
+    // makes a list of the rest of the page.
+    let wrapped = |b: &Block| {
+        (b.kind == BlockKind::Paragraph
+            || (matches!(b.kind, BlockKind::List { .. }) && b.nested_code.is_empty()))
+            && text[b.range.clone()].matches('\n').count() >= 2
+    };
     if !blocks.iter().any(wrapped) {
         return blocks.to_vec();
     }
@@ -156,10 +187,13 @@ pub(crate) fn split_wrapped(text: &str, blocks: &[Block], breaks: &[usize]) -> V
                 continue;
             }
             let after_end = j == 0 || cut[j - 1] || sentence_end(lines[j - 1].text);
-            let before_body = lines.get(j + 1).is_some_and(|n| {
-                (body(n) && !furniture(n))
-                    || (titleish(n) && lines.get(j + 2).is_some_and(|m| body(m) && !furniture(m)))
-            });
+            // What follows, the page's furniture skipped: body text, or a
+            // title before body text; or nothing (a title at a page's foot).
+            let mut next = lines[j + 1..].iter().filter(|n| !n.text.is_empty() && !furniture(n));
+            let before_body = match (next.next(), next.next()) {
+                (None, _) => j + 1 < lines.len(),
+                (Some(n), m) => body(n) || (titleish(n) && m.is_some_and(body)),
+            };
             if after_end && before_body && titleish(line) {
                 cut[j] = true;
             }
@@ -173,7 +207,7 @@ pub(crate) fn split_wrapped(text: &str, blocks: &[Block], breaks: &[usize]) -> V
         let push = |from: usize, to: usize, out: &mut Vec<Block>| {
             let range = lines[from].start..lines[to].end;
             if !text[range.clone()].trim().is_empty() {
-                out.push(paragraph(range));
+                out.push(piece(b, range));
             }
         };
         for (j, &c) in cut.iter().enumerate() {
@@ -228,6 +262,21 @@ mod tests {
         let split = split_wrapped(text, &parse_blocks(text), &doc.page_breaks);
         let got: Vec<&str> = split.iter().map(|b| &text[b.range.clone()]).collect();
         assert_eq!(got, ["Last words of a page.", "ACME REPORT\nNext page."]);
+    }
+
+    #[test]
+    fn a_list_that_runs_on_is_split_too() {
+        let text = "1. The direct cost of compute to effectively sample data, such as a tail sampling proxy.\n2. The indirect engineering cost of maintaining effective sampling methodologies as more\napplications, systems, and data are involved.\nHead Sampling\nHead sampling is a sampling technique used to make a sampling decision as early as possible.\n";
+        let blocks = split_wrapped(text, &parse_blocks(text), &[]);
+        let got: Vec<(&str, bool)> = blocks
+            .iter()
+            .map(|b| (&text[b.range.clone()], matches!(b.kind, BlockKind::List { .. })))
+            .collect();
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(got[0].1 && got[0].0.ends_with("are involved."));
+        assert_eq!(blocks[0].items.len(), 2);
+        assert_eq!(got[1], ("Head Sampling", false));
+        assert!(!got[2].1);
     }
 
     #[test]

@@ -102,6 +102,20 @@ pub(super) fn marker(line: &str) -> Option<Marker> {
     None
 }
 
+/// The page number a running footer's line ends with ("... 3/13", "... Page
+/// 3 of 13").
+fn trailing_number(line: &str) -> Option<Marker> {
+    static TRAILING: OnceLock<Option<Regex>> = OnceLock::new();
+    regex(
+        &TRAILING,
+        r"(?i)\s(?:(?:page|pg\.|p\.|стр\.|страница)\s*(\d{1,5})(?:\s*(?:of|/|из)\s*\d{1,5})?|(\d{1,5})\s*/\s*\d{1,5})$",
+    )
+    .and_then(|r| r.captures(line))
+    .and_then(|c| c.get(1).or_else(|| c.get(2)))
+    .and_then(|n| n.as_str().parse().ok())
+    .map(Marker::Explicit)
+}
+
 /// Whether block `i` stands alone: blank lines (or the document's edges)
 /// before and after it, or a line split off a wrapped paragraph
 /// ([`super::lines`]): two paragraphs one line feed apart are never
@@ -157,9 +171,24 @@ pub(crate) fn analyse(text: &str, blocks: &[Block], breaks: &[usize]) -> Pages {
         .filter(|&(i, _)| one_line(text, blocks, i))
         .map(|(i, b)| (i, text[b.range.clone()].trim()))
         .collect();
+    // A running footer that ends with its page number ("file:///x.html
+    // 3/13", "ACME report Page 3 of 13"): a line whose repetition key
+    // recurs on three or more lines.
+    let mut keys: FxHashMap<String, usize> = FxHashMap::default();
+    for &(_, line) in &lines {
+        *keys.entry(repeat_key(line)).or_default() += 1;
+    }
     let mut markers: Vec<(usize, Marker)> = lines
         .iter()
-        .filter_map(|&(i, line)| marker(line).map(|m| (i, m)))
+        .filter_map(|&(i, line)| {
+            marker(line)
+                .or_else(|| {
+                    let repeated = line.chars().count() <= MAX_FURNITURE_CHARS
+                        && keys.get(&repeat_key(line)).is_some_and(|&n| n >= MIN_REPEATS);
+                    repeated.then(|| trailing_number(line)).flatten()
+                })
+                .map(|m| (i, m))
+        })
         .collect();
     // A lone number is a page number when the page number before or after
     // it (lone or explicit) is its neighbour in sequence.
@@ -358,6 +387,18 @@ mod tests {
         let doc = crate::normalize::normalize(numbered.as_bytes()).unwrap();
         let p = analyse(&doc.text, &parse_blocks(&doc.text), &doc.page_breaks);
         assert_eq!(p.page_at(doc.text.find("More").unwrap()), Some(8));
+    }
+
+    #[test]
+    fn a_running_footer_ending_with_the_page_number_numbers_its_page() {
+        let text = "First page text.\n\nfile:///tmp/x.html 1/3\n\nSecond page text.\n\nfile:///tmp/x.html 2/3\n\nThird.\n\nfile:///tmp/x.html 3/3\n\nThe share is 1/3 of it\n";
+        let blocks = parse_blocks(text);
+        let p = analyse(text, &blocks, &[]);
+        assert_eq!(p.page_at(text.find("First").unwrap()), Some(1));
+        assert_eq!(p.page_at(text.find("Second").unwrap()), Some(2));
+        assert_eq!(p.page_at(text.find("Third").unwrap()), Some(3));
+        assert_eq!(p.furniture.len(), 3);
+        assert_eq!(trailing_number("The share is 1/3"), Some(Marker::Explicit(1)));
     }
 
     #[test]
