@@ -519,6 +519,7 @@ mod tests {
                 "lda_topic-v1",
                 "graph_partition-v1",
                 "discourse_segmenter-v1",
+                "graphrag-v1",
                 "window-v1",
                 "pmc-v1",
                 "ctgov-v1",

@@ -29,6 +29,7 @@
 pub mod bayesseg;
 pub mod c99;
 pub mod discourse;
+pub mod entity_graph;
 pub mod graph_partition;
 pub mod lda;
 mod stats;
@@ -38,6 +39,7 @@ pub mod words;
 pub use bayesseg::{bayesseg, BayesSegParams, SegmentCount};
 pub use c99::{c99, C99Params};
 pub use discourse::{cue, discourse, Cue, DiscourseParams};
+pub use entity_graph::{entity_communities, EntityGraphParams};
 pub use graph_partition::{graph_partition, GraphParams};
 pub use lda::{lda_topic, LdaParams};
 pub use texttiling::{texttiling, Cutoff, TextTilingParams};

@@ -52,6 +52,7 @@ builtin_strategies! {
     lda_topic::LdaTopic,
     graph_partition::GraphPartition,
     discourse_segmenter::DiscourseSegmenter,
+    graphrag::GraphRag,
     sliding_window::SlidingWindow,
     section_aware::SectionAware,
     clinical_role::ClinicalRole,
