@@ -530,7 +530,8 @@ mod tests {
                 "table-summary-v1",
                 "document-v1",
                 "hierarchy-v1",
-                "layout-v1"
+                "layout-v1",
+                "layout_aware-v1"
             ]
         );
         let doc = engine

@@ -268,3 +268,54 @@ fn the_pdf_export_fixture_gets_its_sections_and_pages_back() {
     );
     left_out_of_embed_text(&c, "Page 2 of 9");
 }
+
+/// `layout_aware-v1` on Azure Document Intelligence-style Markdown: each
+/// page starts a chunk unless a paragraph runs on, the annotations leave
+/// `embed_text`, and the pages are numbered from them.
+#[test]
+fn annotated_pages_start_chunks() {
+    let chunks = run(&fixture("05-annotated"), "layout_aware-v1").chunks;
+    let starts: Vec<&str> = chunks
+        .iter()
+        .map(|c| {
+            c.chunk_text
+                .lines()
+                .find(|l| !l.starts_with("<!--") && !l.is_empty())
+                .unwrap_or("")
+        })
+        .collect();
+    // Page 2's first paragraph starts a chunk; page 3's runs on from page 2.
+    assert!(
+        starts.iter().any(|s| s.starts_with("The board proposes")),
+        "{starts:?}"
+    );
+    assert!(
+        !starts.iter().any(|s| s.starts_with("customers have asked")),
+        "{starts:?}"
+    );
+    // The chunk of page 2 keeps the section it is in.
+    let board = chunks
+        .iter()
+        .find(|c| c.chunk_text.contains("The board proposes"))
+        .unwrap();
+    assert_eq!(
+        board.headings_path,
+        path(&["Annual Report 2025", "Letter to shareholders"])
+    );
+    assert_eq!((board.page_start, board.page_end), (Some(2), Some(2)));
+    let outlook = chunks
+        .iter()
+        .find(|c| c.chunk_text.contains("## Outlook"))
+        .unwrap();
+    assert_eq!((outlook.page_start, outlook.page_end), (Some(2), Some(3)));
+    for line in [
+        "<!-- PageHeader=\"Northwind Traders - Annual Report 2025\" -->",
+        "<!-- PageFooter=\"Confidential - for shareholders only\" -->",
+        "<!-- PageBreak -->",
+    ] {
+        left_out_of_embed_text(&chunks, line);
+    }
+    // Nothing inferred: layout_aware adds no heading the text does not have.
+    let all: BTreeSet<&String> = chunks.iter().flat_map(|c| &c.headings_path).collect();
+    assert_eq!(all.len(), 3, "{all:?}");
+}

@@ -59,6 +59,7 @@ builtin_strategies! {
     table::Table,
     document::Document,
     layout_heuristic::LayoutHeuristic,
+    layout_aware::LayoutAware,
 }
 
 /// Strategies by name, in registration order.

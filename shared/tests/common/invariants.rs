@@ -290,8 +290,10 @@ pub fn check_group(
         }
         // The layout heuristic leaves running headers, footers and page
         // numbers (whole one-line paragraphs) out of the text it embeds.
-        let furniture_left_out = profile.strategy == "layout_heuristic"
-            && furniture_left_out(&c.embed_text, &c.chunk_text);
+        let furniture_left_out = matches!(
+            profile.strategy.as_str(),
+            "layout_heuristic" | "layout_aware"
+        ) && furniture_left_out(&c.embed_text, &c.chunk_text);
         if c.embed_text != c.chunk_text && !summary && !furniture_left_out {
             match c
                 .embed_text
@@ -316,7 +318,12 @@ pub fn check_group(
         // Page numbers only where the document has them, in order.
         match (c.page_start, c.page_end) {
             (None, None) => {}
-            (Some(a), Some(z)) if a <= z && profile.strategy == "layout_heuristic" => {}
+            (Some(a), Some(z))
+                if a <= z
+                    && matches!(
+                        profile.strategy.as_str(),
+                        "layout_heuristic" | "layout_aware"
+                    ) => {}
             other => v.push(format!("{at}: page_start/page_end {other:?}")),
         }
 

@@ -21,6 +21,7 @@
 //! matter and thematic breaks, so furniture in the middle of a chunk cannot
 //! leave its text. It leaves its `embed_text` instead.
 
+mod annotated;
 mod infer;
 mod lines;
 mod pages;
@@ -76,11 +77,19 @@ impl Strategy for LayoutHeuristic {
 
     fn configure(&self, params: &Params<'_>) -> Result<Arc<dyn Chunker>, ParamError> {
         let params = StructuralParams::parse(params)?;
-        Ok(Arc::new(LayoutChunker {
-            inner: StructuralChunker::new(params.clone()),
-            params,
-        }))
+        Ok(Arc::new(LayoutChunker::new(params, Mode::Heuristic)))
     }
+}
+
+/// Where the structure comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Inferred from the layout of the text (`layout_heuristic`).
+    Heuristic,
+    /// Only from the layout annotations a converter left (`layout_aware`):
+    /// no inferred headings, furniture only where annotated, and every page
+    /// starts a chunk.
+    Annotations,
 }
 
 /// The layout heuristic strategy configured by one profile.
@@ -88,6 +97,18 @@ impl Strategy for LayoutHeuristic {
 pub struct LayoutChunker {
     inner: StructuralChunker,
     params: StructuralParams,
+    mode: Mode,
+}
+
+impl LayoutChunker {
+    /// The strategy with `params`, its structure found as `mode` says.
+    pub fn new(params: StructuralParams, mode: Mode) -> Self {
+        Self {
+            inner: StructuralChunker::new(params.clone()),
+            params,
+            mode,
+        }
+    }
 }
 
 /// What the analysis of one document found.
@@ -100,7 +121,10 @@ pub(crate) struct Layout {
 }
 
 /// Analyses `text` with its `blocks` and the places of its form feeds.
-pub(crate) fn layout(text: &str, blocks: &[Block], breaks: &[usize]) -> Layout {
+pub(crate) fn layout(text: &str, blocks: &[Block], breaks: &[usize], mode: Mode) -> Layout {
+    if mode == Mode::Annotations {
+        return annotated::layout(text, blocks, breaks);
+    }
     let blocks = &lines::split_wrapped(text, blocks, breaks);
     let pages = analyse(text, blocks, breaks);
     let headings = infer(text, blocks, &pages.furniture);
@@ -212,7 +236,7 @@ impl Chunker for LayoutChunker {
 
     fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError> {
         let text = input.doc.text.as_str();
-        let layout = layout(text, input.blocks, &input.doc.page_breaks);
+        let layout = layout(text, input.blocks, &input.doc.page_breaks, self.mode);
         let joined = NormalizedDocument {
             text: joined_lines(text, &layout.blocks, &layout.pages.furniture),
             page_breaks: input.doc.page_breaks.clone(),
@@ -251,7 +275,7 @@ impl Chunker for LayoutChunker {
     }
 
     fn explain(&self, input: &ChunkInput<'_>, chunks: &[Chunk]) -> Option<Vec<EndReason>> {
-        let layout = layout(&input.doc.text, input.blocks, &input.doc.page_breaks);
+        let layout = layout(&input.doc.text, input.blocks, &input.doc.page_breaks, self.mode);
         let next = next_chunks(chunks);
         let limits = self.limits();
         let reasons = chunks.iter().zip(&next).map(|(c, n)| {
@@ -264,7 +288,13 @@ impl Chunker for LayoutChunker {
                 EndReason::Heading { level, text }
                     if !matches!(one(input.blocks, input.tokens, c, next, limits), EndReason::Heading { .. }) =>
                 {
-                    EndReason::InferredHeading { text, level }
+                    match self.mode {
+                        // layout_aware's only added headings start pages.
+                        Mode::Annotations => EndReason::PageBreak {
+                            page: next.page_start.unwrap_or_default(),
+                        },
+                        Mode::Heuristic => EndReason::InferredHeading { text, level },
+                    }
                 }
                 EndReason::Paragraph | EndReason::Sentence
                     if next.page_start.is_some() && next.page_start > c.page_end =>
@@ -305,7 +335,7 @@ mod tests {
     fn the_analysis_marks_headings_and_furniture() {
         let text = "ACME | Report\n\n**Plan**\n\nWe plan to plan.\n\nPage 1 of 3\n\nACME | Report\n\nMore text here.\n\nPage 2 of 3\n\nACME | Report\n\nThe end.\n\nPage 3 of 3\n";
         let blocks = parse_blocks(text);
-        let l = layout(text, &blocks, &[]);
+        let l = layout(text, &blocks, &[], Mode::Heuristic);
         assert_eq!(l.pages.furniture.len(), 6);
         // The running header before the first heading copies it.
         assert_eq!(l.blocks[0].kind, BlockKind::Heading { level: 1 });

@@ -55,6 +55,9 @@ pub(super) enum Marker {
     Explicit(u32),
     /// A number alone on its line: a page number if it is one of a sequence.
     Lone(u32),
+    /// `<!-- PageHeader="..." -->`, `<!-- PageFooter="..." -->` (Azure
+    /// Document Intelligence): furniture that names no page.
+    Region,
 }
 
 fn regex(cell: &'static OnceLock<Option<Regex>>, pattern: &str) -> Option<&'static Regex> {
@@ -77,6 +80,15 @@ pub(super) fn marker(line: &str) -> Option<Marker> {
             Some(n) => number(n.as_str()).map(Marker::Comment),
             None => Some(Marker::Break),
         };
+    }
+    static REGION: OnceLock<Option<Regex>> = OnceLock::new();
+    if regex(&REGION, r#"(?i)^<!--\s*page\s*(?:header|footer)\s*=.*-->$"#).is_some_and(|r| r.is_match(line)) {
+        return Some(Marker::Region);
+    }
+    // marker-pdf's paginated output: `{N}----...` starts page N + 1.
+    static PAGINATED: OnceLock<Option<Regex>> = OnceLock::new();
+    if let Some(c) = regex(&PAGINATED, r"^\{(\d{1,5})\}-{8,}$").and_then(|r| r.captures(line)) {
+        return c.get(1).and_then(|n| number(n.as_str())).map(|n| Marker::Comment(n + 1));
     }
     let plain = line.trim_matches(|c: char| c == '*' || c == '_').trim();
     if let Some(c) = regex(
@@ -292,6 +304,7 @@ fn page_starts(
     for &(i, m) in markers {
         let r = &blocks[i].range;
         match m {
+            Marker::Region => {}
             Marker::Comment(n) => starts.push((r.start, n)),
             Marker::Break => {
                 let next = current.map_or(2, |p| p + 1);
@@ -337,6 +350,8 @@ mod tests {
         assert_eq!(marker("<!-- page 3 -->"), Some(Marker::Comment(3)));
         assert_eq!(marker("<!-- PageNumber=\"7\" -->"), Some(Marker::Comment(7)));
         assert_eq!(marker("<!-- PageBreak -->"), Some(Marker::Break));
+        assert_eq!(marker("<!-- PageHeader=\"Contoso\" -->"), Some(Marker::Region));
+        assert_eq!(marker("{2}------------------------------------------------"), Some(Marker::Comment(3)));
         assert_eq!(marker("Page 2 of 9"), Some(Marker::Explicit(2)));
         assert_eq!(marker("*Page 4*"), Some(Marker::Explicit(4)));
         assert_eq!(marker("- 12 -"), Some(Marker::Explicit(12)));
