@@ -531,7 +531,8 @@ mod tests {
                 "document-v1",
                 "hierarchy-v1",
                 "layout-v1",
-                "layout_aware-v1"
+                "layout_aware-v1",
+                "grobid-v1"
             ]
         );
         let doc = engine

@@ -149,6 +149,9 @@ pub enum ChunkError {
     /// An HTML page could not be converted to Markdown.
     #[error("the HTML page could not be converted to Markdown: {0}")]
     Html(String),
+    /// A TEI document (GROBID's XML) is not well-formed or not TEI.
+    #[error("the TEI document could not be read: {0}")]
+    InvalidTei(String),
     /// A strategy panicked on its own thread (an auxiliary of a
     /// multi-granularity profile): a bug, reported instead of propagated.
     #[error("the {strategy:?} strategy panicked while chunking the document")]
@@ -169,7 +172,7 @@ impl ChunkError {
     pub fn code(&self) -> ErrorCode {
         match self {
             Self::InvalidUtf8 { .. } => ErrorCode::InvalidUtf8,
-            Self::Html(_) => ErrorCode::InvalidMessage,
+            Self::Html(_) | Self::InvalidTei(_) => ErrorCode::InvalidMessage,
             Self::UnknownProfile { .. }
             | Self::ExperimentalDisabled { .. }
             | Self::EmbedderMissing { .. }

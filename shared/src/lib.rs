@@ -43,6 +43,7 @@ pub mod sentence;
 pub mod source_map;
 pub mod strategy;
 mod swar;
+pub mod tei;
 pub mod tokens;
 
 pub use chunk::record::{Chunk, ChunkType, DocumentMeta, Granularity};

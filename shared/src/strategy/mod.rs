@@ -60,6 +60,7 @@ builtin_strategies! {
     document::Document,
     layout_heuristic::LayoutHeuristic,
     layout_aware::LayoutAware,
+    grobid::Grobid,
 }
 
 /// Strategies by name, in registration order.

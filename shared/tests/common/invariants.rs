@@ -292,7 +292,7 @@ pub fn check_group(
         // numbers (whole one-line paragraphs) out of the text it embeds.
         let furniture_left_out = matches!(
             profile.strategy.as_str(),
-            "layout_heuristic" | "layout_aware"
+            "layout_heuristic" | "layout_aware" | "grobid"
         ) && furniture_left_out(&c.embed_text, &c.chunk_text);
         if c.embed_text != c.chunk_text && !summary && !furniture_left_out {
             match c
@@ -322,7 +322,7 @@ pub fn check_group(
                 if a <= z
                     && matches!(
                         profile.strategy.as_str(),
-                        "layout_heuristic" | "layout_aware"
+                        "layout_heuristic" | "layout_aware" | "grobid"
                     ) => {}
             other => v.push(format!("{at}: page_start/page_end {other:?}")),
         }

@@ -65,7 +65,7 @@ pub fn all_profiles() -> Vec<&'static Profile> {
 pub fn level_for(profile: &Profile, full: Level) -> Level {
     if matches!(
         profile.strategy.as_str(),
-        "structural" | "section_aware" | "table" | "layout_heuristic" | "layout_aware"
+        "structural" | "section_aware" | "table" | "layout_heuristic" | "layout_aware" | "grobid"
     ) {
         full
     } else {

@@ -282,7 +282,15 @@ pub async fn handle(
     };
     let link_config = ctx.settings.links.for_tenant(&msg.tenant_id);
     let started = Instant::now();
-    let source = Source { bytes, is_html };
+    let is_tei = msg
+        .markdown_uri
+        .as_deref()
+        .is_some_and(shared::tei::is_tei_name);
+    let source = Source {
+        bytes,
+        is_html: is_html && !is_tei,
+        is_tei,
+    };
     let (doc, links) = chunk_off_runtime(ctx, source, meta, profile_name.clone(), link_config)
         .instrument(tracing::info_span!("chunk"))
         .await?;
@@ -366,10 +374,12 @@ fn tenant_mismatch(msg: &NormalizeMarkdownCompleted) -> Failure {
     )
 }
 
-/// The document as received: Markdown, or an HTML page to convert first.
+/// The document as received: Markdown, or an HTML page or a TEI paper
+/// (`*.tei.xml`) to convert first.
 struct Source {
     bytes: Vec<u8>,
     is_html: bool,
+    is_tei: bool,
 }
 
 /// Chunks and extracts the links (classified with `links` and the
@@ -391,7 +401,13 @@ async fn chunk_off_runtime(
     let joined = tokio::task::spawn_blocking(move || {
         let _entered = span.enter();
         std::panic::catch_unwind(AssertUnwindSafe(|| {
-            let bytes = if source.is_html {
+            let bytes = if source.is_tei {
+                let paper = shared::tei::to_markdown(&source.bytes)?;
+                if meta.title.is_none() {
+                    meta.title = paper.title;
+                }
+                paper.markdown.into_bytes()
+            } else if source.is_html {
                 let page = shared::html::to_markdown(&source.bytes)?;
                 if !page.dropped.is_empty() {
                     tracing::info!(left_out = %page.dropped_summary(), "converted an HTML page to Markdown");

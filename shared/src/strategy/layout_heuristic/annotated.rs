@@ -35,12 +35,16 @@ fn runs_on(before: &str, after: &str) -> bool {
         && after.trim_start().chars().next().is_some_and(char::is_lowercase)
 }
 
-pub(super) fn layout(text: &str, blocks: &[Block], breaks: &[usize]) -> Layout {
+/// The layout of `text`; with `hard_pages`, each page starts a chunk.
+pub(super) fn layout(text: &str, blocks: &[Block], breaks: &[usize], hard_pages: bool) -> Layout {
     let mut pages = analyse(text, blocks, breaks);
     pages
         .furniture
         .retain(|&i| annotation(&text[blocks[i].range.clone()]));
     let mut out = with_headings(blocks, &[], &pages.furniture);
+    if !hard_pages {
+        return Layout { pages, blocks: out };
+    }
     let furniture = |i: usize| pages.furniture.binary_search(&i).is_ok();
     let mut heading: Option<(BlockKind, String)> = None;
     let mut i = 0;
@@ -91,7 +95,7 @@ mod tests {
     fn annotated_pages_start_chunks_and_their_annotations_are_furniture() {
         let text = "<!-- PageHeader=\"Contoso\" -->\n\n# Report\n\nFirst page text.\n\n<!-- PageFooter=\"Confidential\" -->\n\n<!-- PageNumber=\"1\" -->\n\n<!-- PageBreak -->\n\n<!-- PageHeader=\"Contoso\" -->\n\nSecond page text, which is\n\n<!-- PageBreak -->\n\ncontinued on the third page.\n";
         let blocks = parse_blocks(text);
-        let l = layout(text, &blocks, &[]);
+        let l = layout(text, &blocks, &[], true);
         let furniture: Vec<&str> = l.pages.furniture.iter().map(|&i| &text[blocks[i].range.clone()]).collect();
         assert_eq!(furniture.len(), 6, "{furniture:?}");
         assert_eq!(l.pages.page_at(text.find("First").unwrap()), Some(1));

@@ -90,6 +90,9 @@ pub enum Mode {
     /// no inferred headings, furniture only where annotated, and every page
     /// starts a chunk.
     Annotations,
+    /// As `Annotations`, but pages only number the chunks (`grobid`: a
+    /// paper's sections run across pages).
+    PageNumbers,
 }
 
 /// The layout heuristic strategy configured by one profile.
@@ -122,8 +125,8 @@ pub(crate) struct Layout {
 
 /// Analyses `text` with its `blocks` and the places of its form feeds.
 pub(crate) fn layout(text: &str, blocks: &[Block], breaks: &[usize], mode: Mode) -> Layout {
-    if mode == Mode::Annotations {
-        return annotated::layout(text, blocks, breaks);
+    if mode != Mode::Heuristic {
+        return annotated::layout(text, blocks, breaks, mode == Mode::Annotations);
     }
     let blocks = &lines::split_wrapped(text, blocks, breaks);
     let pages = analyse(text, blocks, breaks);
@@ -290,7 +293,7 @@ impl Chunker for LayoutChunker {
                 {
                     match self.mode {
                         // layout_aware's only added headings start pages.
-                        Mode::Annotations => EndReason::PageBreak {
+                        Mode::Annotations | Mode::PageNumbers => EndReason::PageBreak {
                             page: next.page_start.unwrap_or_default(),
                         },
                         Mode::Heuristic => EndReason::InferredHeading { text, level },

@@ -18,7 +18,7 @@ pub struct Input {
 /// Expands command-line paths into input files, in argument order.
 ///
 /// A path that is a directory (following a symbolic link the user named) is
-/// walked recursively for `*.md`, `*.html` and `*.htm` files (extension compared ASCII
+/// walked recursively for `*.md`, `*.html`, `*.htm` and `*.tei.xml` files (extension compared ASCII
 /// case-insensitively), sorted by path so that runs are reproducible whatever
 /// order the file system lists entries in. Below a directory argument,
 /// symbolic links are not followed and hidden entries (names starting with
@@ -90,7 +90,7 @@ fn is_markdown(path: &Path) -> bool {
         ["md", "html", "htm"]
             .iter()
             .any(|x| ext.eq_ignore_ascii_case(x))
-    })
+    }) || shared::tei::is_tei_name(&path.to_string_lossy())
 }
 
 #[cfg(test)]

@@ -103,6 +103,16 @@ pub struct FileFailure {
 /// conversion left out (scripts, styles, navigation, comments, ...).
 pub(crate) fn read_markdown(path: &Path) -> Result<Source, FileFailure> {
     let bytes = fs::read(path).map_err(|e| FileFailure::source_unavailable(path, &e))?;
+    if shared::tei::is_tei_name(&path.to_string_lossy()) {
+        // GROBID's TEI XML: its Markdown rendering is the document.
+        let paper =
+            shared::tei::to_markdown(&bytes).map_err(|e| FileFailure::chunking(path, &e))?;
+        return Ok(Source {
+            markdown: paper.markdown.into_bytes(),
+            title: paper.title,
+            note: None,
+        });
+    }
     if !shared::html::is_html_name(&path.to_string_lossy()) {
         return Ok(Source {
             markdown: bytes,
