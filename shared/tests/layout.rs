@@ -1,4 +1,5 @@
-//! The layout heuristic strategy (`layout-v1`) on converted-PDF-like
+//! The layout strategies on converted documents: `grobid-v1` on a paper
+//! in GROBID's TEI (tests/fixtures/tei/), and `layout-v1` on converted-PDF-like
 //! Markdown (tests/fixtures/layout/): inferred heading paths, page numbers,
 //! running headers and footers out of `embed_text`, and chunk boundaries
 //! measured against `spec-v1` on the same documents with real headings.
@@ -12,7 +13,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::{engine, invariant_violations, level_for, meta, Level};
-use shared::{Chunk, ChunkedDocument};
+use shared::{Chunk, ChunkedDocument, DocumentMeta, Engine};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/layout");
 const NAMES: [&str; 4] = [
@@ -318,4 +319,80 @@ fn annotated_pages_start_chunks() {
     // Nothing inferred: layout_aware adds no heading the text does not have.
     let all: BTreeSet<&String> = chunks.iter().flat_map(|c| &c.headings_path).collect();
     assert_eq!(all.len(), 3, "{all:?}");
+}
+
+// GROBID TEI input (`shared::tei`) and `grobid-v1`: the paper becomes
+// Markdown with its sections, formula, table and references; its chunks
+// carry the heading path and the pages of the `pb` elements.
+const PAPER: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/tei/short-paper.tei.xml"
+);
+
+#[test]
+fn a_grobid_paper_is_chunked_by_its_sections_with_pages() {
+    let xml = std::fs::read(PAPER).unwrap();
+    let paper = shared::tei::to_markdown(&xml).unwrap();
+    assert_eq!(
+        paper.title.as_deref(),
+        Some("Chunk Boundaries and Retrieval Quality in Technical Manuals")
+    );
+    for line in [
+        "## Abstract",
+        "## 1 Introduction",
+        "### 2.1 Scoring",
+        "```math\nR(B) = |ref ∩ ctx(B)| / |ref| (1)\n```",
+        "| Hardware | 70 | 350 |",
+        "<!-- page 3 -->",
+        "Note: All figures are means over the 600 questions.",
+        "## References",
+    ] {
+        assert!(paper.markdown.contains(line), "{line}\n{}", paper.markdown);
+    }
+    let engine = Engine::builder().experimental(true).build().unwrap();
+    let profile = engine.profile(Some("grobid-v1")).unwrap().clone();
+    let m = DocumentMeta {
+        title: paper.title.clone(),
+        ..meta("t", "paper", "v1")
+    };
+    let out = engine
+        .chunk(paper.markdown.as_bytes(), &m, Some("grobid-v1"))
+        .unwrap();
+    let v = invariant_violations(
+        &out.normalized,
+        &out.chunks,
+        &profile,
+        level_for(&profile, Level::Full),
+    );
+    assert!(v.is_empty(), "{}", common::describe(&v));
+    let results = out
+        .chunks
+        .iter()
+        .find(|c| c.chunk_text.contains("## 3 Results"))
+        .unwrap();
+    assert_eq!(
+        results.headings_path.last().map(String::as_str),
+        Some("3 Results")
+    );
+    assert_eq!((results.page_start, results.page_end), (Some(2), Some(3)));
+    let first = &out.chunks[0];
+    assert_eq!(first.page_start, Some(1));
+    assert!(out
+        .chunks
+        .iter()
+        .all(|c| !c.embed_text.contains("<!-- page")));
+    // The formula and the table are whole in one chunk each.
+    assert!(out
+        .chunks
+        .iter()
+        .any(|c| c.chunk_text.contains("```math\nR(B)") && c.chunk_text.contains("(1)\n```")));
+    let again = engine
+        .chunk(paper.markdown.as_bytes(), &m, Some("grobid-v1"))
+        .unwrap();
+    assert_eq!(out.chunks, again.chunks);
+    // Without the experimental switch the profile is refused.
+    let off = Engine::builder().build().unwrap();
+    assert!(off
+        .chunk(paper.markdown.as_bytes(), &m, Some("grobid-v1"))
+        .is_err());
 }

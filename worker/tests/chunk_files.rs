@@ -490,8 +490,9 @@ fn every_profile_writes_one_chain_per_granularity() {
         .build()
         .unwrap();
     let model = testkit::model_dir();
-    let mut multi_seen = 0;
-    for profile in engine.profiles().iter() {
+    // Every profile runs two processes over every fixture: two threads
+    // share the profiles (the slowest test of CI's run otherwise).
+    let check = |profile: &shared::Profile| -> bool {
         let mut flags: Vec<String> = vec!["--profile".into(), profile.name.clone()];
         if profile.experimental {
             flags.push("--experimental".into());
@@ -499,7 +500,7 @@ fn every_profile_writes_one_chain_per_granularity() {
         if profile.chunker().needs_embedder() {
             let Some(dir) = &model else {
                 println!("{}: skipped (no model)", profile.name);
-                continue;
+                return false;
             };
             flags.extend(["--model-dir".into(), dir.display().to_string()]);
         }
@@ -540,9 +541,7 @@ fn every_profile_writes_one_chain_per_granularity() {
         );
         let granularities: std::collections::BTreeSet<&str> =
             records.keys().map(|k| k.1.as_str()).collect();
-        if granularities.len() > 1 {
-            multi_seen += 1;
-        }
+        let multi = granularities.len() > 1;
         let ids: std::collections::BTreeSet<&str> =
             files.values().map(|f| f["id"].as_str().unwrap()).collect();
         assert_eq!(ids.len(), files.len(), "{}: ids are unique", profile.name);
@@ -612,7 +611,25 @@ fn every_profile_writes_one_chain_per_granularity() {
             assert_eq!(numbers, expected, "{} {doc} {folder:?}", profile.name);
         }
         let _ = fs::remove_dir_all(&out);
-    }
+        multi
+    };
+    let profiles: Vec<&shared::Profile> = engine.profiles().iter().collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let multi_seen = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                while let Some(profile) =
+                    profiles.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    if check(profile) {
+                        multi_seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    let multi_seen = multi_seen.into_inner();
     assert!(
         multi_seen >= 3,
         "window-v1, table-*, hierarchy-v1 write several chains"
