@@ -16,8 +16,7 @@
 use crate::markdown::{Block, BlockKind};
 
 use super::infer::with_headings;
-use super::pages::analyse;
-use super::Layout;
+use super::pages::{analyse, Pages};
 
 /// Whether block text is a converter's annotation, not the author's text.
 fn annotation(line: &str) -> bool {
@@ -36,14 +35,19 @@ fn runs_on(before: &str, after: &str) -> bool {
 }
 
 /// The layout of `text`; with `hard_pages`, each page starts a chunk.
-pub(super) fn layout(text: &str, blocks: &[Block], breaks: &[usize], hard_pages: bool) -> Layout {
+pub(super) fn layout(
+    text: &str,
+    blocks: &[Block],
+    breaks: &[usize],
+    hard_pages: bool,
+) -> (Pages, Vec<Block>) {
     let mut pages = analyse(text, blocks, breaks);
     pages
         .furniture
         .retain(|&i| annotation(&text[blocks[i].range.clone()]));
     let mut out = with_headings(blocks, &[], &pages.furniture);
     if !hard_pages {
-        return Layout { pages, blocks: out };
+        return (pages, out);
     }
     let furniture = |i: usize| pages.furniture.binary_search(&i).is_ok();
     let mut heading: Option<(BlockKind, String)> = None;
@@ -82,7 +86,7 @@ pub(super) fn layout(text: &str, blocks: &[Block], breaks: &[usize], hard_pages:
             b.items.clear();
         }
     }
-    Layout { pages, blocks: out }
+    (pages, out)
 }
 
 #[cfg(test)]
@@ -95,16 +99,15 @@ mod tests {
     fn annotated_pages_start_chunks_and_their_annotations_are_furniture() {
         let text = "<!-- PageHeader=\"Contoso\" -->\n\n# Report\n\nFirst page text.\n\n<!-- PageFooter=\"Confidential\" -->\n\n<!-- PageNumber=\"1\" -->\n\n<!-- PageBreak -->\n\n<!-- PageHeader=\"Contoso\" -->\n\nSecond page text, which is\n\n<!-- PageBreak -->\n\ncontinued on the third page.\n";
         let blocks = parse_blocks(text);
-        let l = layout(text, &blocks, &[], true);
-        let furniture: Vec<&str> = l.pages.furniture.iter().map(|&i| &text[blocks[i].range.clone()]).collect();
+        let (pages, blocks_out) = layout(text, &blocks, &[], true);
+        let furniture: Vec<&str> = pages.furniture.iter().map(|&i| &text[blocks[i].range.clone()]).collect();
         assert_eq!(furniture.len(), 6, "{furniture:?}");
-        assert_eq!(l.pages.page_at(text.find("First").unwrap()), Some(1));
-        assert_eq!(l.pages.page_at(text.find("Second").unwrap()), Some(2));
-        assert_eq!(l.pages.page_at(text.find("continued").unwrap()), Some(3));
+        assert_eq!(pages.page_at(text.find("First").unwrap()), Some(1));
+        assert_eq!(pages.page_at(text.find("Second").unwrap()), Some(2));
+        assert_eq!(pages.page_at(text.find("continued").unwrap()), Some(3));
         // The run between pages 1 and 2 repeats "Report"; the one before
         // "continued" does not (the sentence runs on).
-        let copies: Vec<&str> = l
-            .blocks
+        let copies: Vec<&str> = blocks_out
             .iter()
             .filter(|b| matches!(b.kind, BlockKind::Heading { .. }))
             .map(|b| &text[b.range.clone()])

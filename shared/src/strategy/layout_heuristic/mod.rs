@@ -126,7 +126,8 @@ pub(crate) struct Layout {
 /// Analyses `text` with its `blocks` and the places of its form feeds.
 pub(crate) fn layout(text: &str, blocks: &[Block], breaks: &[usize], mode: Mode) -> Layout {
     if mode != Mode::Heuristic {
-        return annotated::layout(text, blocks, breaks, mode == Mode::Annotations);
+        let (pages, blocks) = annotated::layout(text, blocks, breaks, mode == Mode::Annotations);
+        return Layout { pages, blocks };
     }
     let blocks = &lines::split_wrapped(text, blocks, breaks);
     let pages = analyse(text, blocks, breaks);
