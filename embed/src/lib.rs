@@ -18,6 +18,7 @@
 //! batch; a bounded cache returns the same vector a fresh computation would.
 
 mod cache;
+pub mod engine;
 pub mod error;
 mod load;
 mod window;

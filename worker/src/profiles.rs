@@ -215,77 +215,12 @@ fn build_engine(
             .map_err(|e| format!("cannot read profile file {}: {e}", path.display()))?;
         sources.push((path.display().to_string(), src));
     }
-    let builder = || {
-        sources.iter().fold(
-            Engine::builder()
-                .experimental(experimental)
-                .multi_granularity(multi),
-            |b, (file, src)| b.profile_source(file.clone(), src.clone()),
-        )
+    let spec = embed::engine::EngineSpec {
+        sources: &sources,
+        experimental,
+        multi_granularity: multi,
     };
-    let profiles = shared::EngineBuilder::profile_set(builder()).map_err(|e| e.to_string())?;
-    let windows = window_tokenizers(&profiles, semantic, used)?;
-    let builder = || {
-        windows.iter().fold(builder(), |b, (spelling, counter)| {
-            b.window_tokenizer(spelling.clone(), counter.clone())
-        })
-    };
-    let needs_model = semantic.enabled
-        || profiles.iter().any(|p| {
-            p.chunker().gpu_required()
-                || (p.chunker().needs_embedder() && used.contains(&p.name.as_str()))
-        });
-    if !needs_model {
-        return builder()
-            .build()
-            .map(|e| (e, None))
-            .map_err(|e| e.to_string());
-    }
-    let model = crate::semantic::load_model(semantic)?;
-    let engine = builder()
-        .embedder(model.clone())
-        .build()
-        .map_err(|e| e.to_string())?;
-    Ok((engine, Some(model)))
-}
-
-/// A loaded `[embedder] tokenizer`.
-type WindowCounter = Arc<dyn shared::embed::EmbedTokenizer>;
-
-/// The tokenizers that profiles' `[embedder]` tables name beyond
-/// cl100k/o200k (`model`: the configured model's `tokenizer.json`; else a
-/// path), loaded once each. One that cannot be loaded is an error when a
-/// profile in `used` needs it; otherwise its profiles stay unusable (they
-/// say why when asked to chunk).
-fn window_tokenizers(
-    profiles: &shared::ProfileSet,
-    semantic: &SemanticSettings,
-    used: &[&str],
-) -> Result<Vec<(String, WindowCounter)>, String> {
-    let mut out: Vec<(String, WindowCounter)> = Vec::new();
-    for p in profiles.iter() {
-        let Some(w) = &p.embedder else { continue };
-        let path = match &w.tokenizer {
-            shared::profile::WindowTokenizer::Bpe(_) => continue,
-            shared::profile::WindowTokenizer::Model => semantic.model_dir.join("tokenizer.json"),
-            shared::profile::WindowTokenizer::File(f) => PathBuf::from(f),
-        };
-        let spelling = w.tokenizer.spelling();
-        if out.iter().any(|(s, _)| *s == spelling) {
-            continue;
-        }
-        match embed::TokenizerFile::load(&path) {
-            Ok(t) => out.push((spelling, Arc::new(t))),
-            Err(e) if used.contains(&p.name.as_str()) => {
-                return Err(format!(
-                    "profile {:?} fits chunks to the embedder {:?}: {e}",
-                    p.name, w.name
-                ))
-            }
-            Err(_) => {}
-        }
-    }
-    Ok(out)
+    embed::engine::build_engine(spec, &semantic.model_setup(), used)
 }
 
 /// The profile name defined in a profile file, without validating it (to

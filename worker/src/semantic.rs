@@ -10,9 +10,8 @@
 //! loads it when the chosen profile needs it.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use embed::{DeviceChoice, MiniLm, Options};
+use embed::{DeviceChoice, Options};
 use serde::Deserialize;
 
 /// `[semantic]`.
@@ -115,17 +114,17 @@ impl TryFrom<RawSemantic> for SemanticSettings {
     }
 }
 
-/// Loads the model as the engine's embedder; the error names the directory
-/// and the fix.
-pub fn load_model(settings: &SemanticSettings) -> Result<Arc<MiniLm>, String> {
-    MiniLm::load(
-        &settings.model_dir,
-        Options {
-            device: settings.device,
-            cache_entries: settings.cache_entries,
-            batch_tokens: settings.batch_tokens,
-        },
-    )
-    .map(Arc::new)
-    .map_err(|e| e.to_string())
+impl SemanticSettings {
+    /// What the engine builder needs to know of the model.
+    pub fn model_setup(&self) -> embed::engine::ModelSetup {
+        embed::engine::ModelSetup {
+            always: self.enabled,
+            dir: self.model_dir.clone(),
+            options: Options {
+                device: self.device,
+                cache_entries: self.cache_entries,
+                batch_tokens: self.batch_tokens,
+            },
+        }
+    }
 }

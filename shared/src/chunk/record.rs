@@ -41,6 +41,34 @@ pub const METADATA_KEYS: [&str; 9] = [
 ];
 
 impl DocumentMeta {
+    /// The source version a caller gets without naming one (the CLI, the
+    /// API, the Python package): `sha256:` + the first 16 hex digits of the
+    /// sha256 of the bytes; changes whenever the content does.
+    pub fn default_source_version(markdown: &[u8]) -> String {
+        use sha2::{Digest, Sha256};
+        let digest = hex::encode(Sha256::digest(markdown));
+        format!("sha256:{}", &digest[..16])
+    }
+
+    /// Applies a metadata object as the worker applies a message's: its
+    /// known keys carried onto every chunk; its title and source URL used
+    /// where none was set.
+    pub fn apply_metadata(&mut self, metadata: &serde_json::Value) {
+        let text = |key: &str| {
+            metadata
+                .get(key)
+                .and_then(|v| v.as_str())
+                .map(str::to_owned)
+        };
+        if self.title.is_none() {
+            self.title = text("title");
+        }
+        if self.source_url.is_none() {
+            self.source_url = text("source_url");
+        }
+        self.metadata = Self::carried_metadata(metadata);
+    }
+
     /// The known keys of a metadata object that are present and not null,
     /// in a stable order; `None` when there are none.
     pub fn carried_metadata(metadata: &serde_json::Value) -> Option<Arc<serde_json::Value>> {

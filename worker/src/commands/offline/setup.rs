@@ -4,7 +4,6 @@
 use std::fs;
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
 use shared::DocumentMeta;
 use shared::Engine;
 
@@ -133,26 +132,13 @@ pub(crate) fn default_meta(tenant: &str, path: &Path, markdown: &[u8]) -> Docume
 /// Applies a metadata object as the worker applies a message's: carried onto
 /// every chunk; its title and source URL used where no flag gave one.
 pub fn with_metadata(meta: &mut DocumentMeta, metadata: &serde_json::Value) {
-    let text = |key: &str| {
-        metadata
-            .get(key)
-            .and_then(|v| v.as_str())
-            .map(str::to_owned)
-    };
-    if meta.title.is_none() {
-        meta.title = text("title");
-    }
-    if meta.source_url.is_none() {
-        meta.source_url = text("source_url");
-    }
-    meta.metadata = DocumentMeta::carried_metadata(metadata);
+    meta.apply_metadata(metadata);
 }
 
 /// `sha256:` + the first 16 hex digits of the sha256 of the file's bytes:
 /// changes whenever the content does, and is the same on every machine.
 pub fn default_source_version(markdown: &[u8]) -> String {
-    let digest = hex::encode(Sha256::digest(markdown));
-    format!("sha256:{}", &digest[..16])
+    DocumentMeta::default_source_version(markdown)
 }
 
 /// The file name without its last extension (`docs/intro.md` -> `intro`).
