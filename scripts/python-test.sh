@@ -2,7 +2,19 @@
 # Builds the Python package (python/) into a virtual environment and runs
 # its tests: pytest python/tests, then mypy --strict on python/examples.
 #
-#   scripts/python-test.sh            venv in target/python-venv
+#   scripts/python-test.sh              build with maturin (pip install ./python), test
+#   scripts/python-test.sh --deps-only  only make the venv and install the test tools
+#   scripts/python-test.sh --prebuilt   test the extension the workspace build made
+#
+# The venv is target/python-venv ($PYTHON_VENV to change it).
+#
+# --prebuilt (what .ci/run uses): `cargo build --workspace --lib --profile
+# test` links the extension from exactly what `cargo test --workspace`
+# compiled (maturin builds the one package, whose dependencies then get
+# other features and compile again: 2.5 of CI's minutes), and the package
+# is put where maturin's wheel puts it (site-packages/chunk_worker/, the
+# extension as _native.abi3.so). The maturin build itself (pyproject.toml)
+# is what the default mode and a user's `pip install ./python` run.
 #
 # The extension is compiled with cargo's dev profile (MATURIN_PEP517_ARGS),
 # so it reuses what `cargo test --workspace` already compiled; a user's
@@ -12,6 +24,11 @@
 # missing (the CLI binary, the model) fails instead of skipping, and pytest
 # collecting no test at all (exit 5) is a failure.
 set -euo pipefail
+mode="${1:-}"
+case "$mode" in
+  ""|--deps-only|--prebuilt) ;;
+  *) echo "usage: scripts/python-test.sh [--deps-only | --prebuilt]" >&2; exit 2 ;;
+esac
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 venv="${PYTHON_VENV:-$root/target/python-venv}"
@@ -24,8 +41,20 @@ fi
 export PATH="$venv/bin:$PATH"
 pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
 "${pip[@]}" install -r python/requirements-test.txt
-echo "python-test: building the package (cargo dev profile) into $venv"
-MATURIN_PEP517_ARGS="--profile dev" "${pip[@]}" install --no-build-isolation --force-reinstall --no-deps ./python
+if [[ $mode == --deps-only ]]; then
+  echo "python-test: the test tools are in $venv"; exit 0
+fi
+if [[ $mode == --prebuilt ]]; then
+  echo "python-test: installing the extension of the workspace build into $venv"
+  cargo build --workspace --lib --locked --quiet --profile test
+  site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  rm -rf "$site/chunk_worker" "$site"/chunk_worker-*.dist-info
+  cp -r python/chunk_worker "$site/chunk_worker"
+  cp target/debug/lib_native.so "$site/chunk_worker/_native.abi3.so"
+else
+  echo "python-test: building the package (cargo dev profile) into $venv"
+  MATURIN_PEP517_ARGS="--profile dev" "${pip[@]}" install --no-build-isolation --force-reinstall --no-deps ./python
+fi
 
 # The installed package, not the source folder, is what the tests import.
 cd "$root"

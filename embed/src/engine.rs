@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use shared::embed::EmbedTokenizer;
+use shared::llm::ChatTransport;
 use shared::{Engine, EngineBuilder, ProfileSet};
 
 use crate::{MiniLm, Options, TokenizerFile};
@@ -34,6 +35,10 @@ pub struct EngineSpec<'a> {
     pub experimental: bool,
     /// Multi-granularity profiles allowed.
     pub multi_granularity: bool,
+    /// The chat-completion client `llm_chaptering` profiles ask (the
+    /// worker's HTTP client); `None` leaves those profiles unusable, saying
+    /// why.
+    pub chat: Option<&'a Arc<dyn ChatTransport>>,
 }
 
 /// Builds the engine. The model is loaded (and given to the engine) when
@@ -46,12 +51,16 @@ pub fn build_engine(
     used: &[&str],
 ) -> Result<(Engine, Option<Arc<MiniLm>>), String> {
     let builder = || {
-        spec.sources.iter().fold(
-            Engine::builder()
-                .experimental(spec.experimental)
-                .multi_granularity(spec.multi_granularity),
-            |b, (file, src)| b.profile_source(file.clone(), src.clone()),
-        )
+        let base = Engine::builder()
+            .experimental(spec.experimental)
+            .multi_granularity(spec.multi_granularity);
+        let base = match spec.chat {
+            Some(chat) => base.chat(chat.clone()),
+            None => base,
+        };
+        spec.sources.iter().fold(base, |b, (file, src)| {
+            b.profile_source(file.clone(), src.clone())
+        })
     };
     let profiles = EngineBuilder::profile_set(builder()).map_err(|e| e.to_string())?;
     let windows = window_tokenizers(&profiles, model, used)?;

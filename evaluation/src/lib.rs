@@ -141,6 +141,9 @@ pub struct Config {
     /// of it in its document into the budget (`shared::retrieval::
     /// with_neighbours`); 0 gives the ranked chunks alone.
     pub neighbours: usize,
+    /// Systems evaluated side by side, each on its own thread (1: one at a
+    /// time, for latencies measured on an otherwise idle machine).
+    pub jobs: usize,
 }
 
 /// Ranked chunks looked at per question: enough to fill the largest
@@ -473,9 +476,65 @@ pub fn evaluate(
     retrievers: &[Retriever<'_>],
     mut progress: impl FnMut(&str),
 ) -> Result<Vec<Row>, EvalError> {
+    let jobs = config.jobs.clamp(1, systems.len().max(1));
+    let mut done: Vec<Option<Result<Vec<Row>, EvalError>>> =
+        (0..systems.len()).map(|_| None).collect();
+    if jobs == 1 {
+        for (i, system) in systems.iter().enumerate() {
+            done[i] = Some(evaluate_system(
+                engine, system, datasets, config, retrievers,
+            ));
+            progress(system.name());
+        }
+    } else {
+        // Threads take the next system in turn; rows come back in the
+        // systems' order whatever finishes first.
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::scope(|s| {
+            for _ in 0..jobs {
+                let (tx, next) = (tx.clone(), &next);
+                s.spawn(move || loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(system) = systems.get(i) else { break };
+                    let rows = evaluate_system(engine, system, datasets, config, retrievers);
+                    if tx.send((i, rows)).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(tx);
+            for (i, rows) in rx {
+                progress(systems[i].name());
+                done[i] = Some(rows);
+            }
+        });
+    }
     let mut rows = Vec::new();
-    for system in systems {
-        progress(system.name());
+    for (system, r) in systems.iter().zip(done) {
+        match r {
+            Some(r) => rows.extend(r?),
+            None => {
+                return Err(EvalError::Chunking(format!(
+                    "{}: the evaluation thread stopped without a result",
+                    system.name()
+                )))
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// The rows of one system: one per indexed text and retriever.
+fn evaluate_system(
+    engine: &Engine,
+    system: &System,
+    datasets: &[Dataset],
+    config: &Config,
+    retrievers: &[Retriever<'_>],
+) -> Result<Vec<Row>, EvalError> {
+    let mut rows = Vec::new();
+    {
         let mut outputs = Vec::new();
         for d in datasets {
             let out = match system {

@@ -25,6 +25,7 @@ fn engine() -> &'static Engine {
         Engine::builder()
             .experimental(true)
             .embedder(std::sync::Arc::new(shared::ToyEmbedder::default()))
+            .chat(std::sync::Arc::new(shared::ToyChat::default()))
             // Issue 17: chunks fitted to a small embedder window (cl100k,
             // 64 tokens) for a typed-prefix and a preceding-text strategy.
             .profile_source("fit-structural.toml", FIT_STRUCTURAL)

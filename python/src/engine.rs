@@ -58,6 +58,7 @@ impl Engine {
             sources: &self.sources,
             experimental: self.experimental,
             multi_granularity: true,
+            chat: None,
         };
         let (engine, _) = build_engine(spec, &self.model, &[profile]).map_err(|e| {
             coded(
@@ -177,6 +178,7 @@ impl Engine {
             sources: &sources,
             experimental,
             multi_granularity: true,
+            chat: None,
         };
         let used = [default_profile.as_str()];
         let (base, _) = py

@@ -14,6 +14,7 @@ use crate::chunk::validate::validate;
 use crate::embed::{EmbedTokenizer, Embedder};
 use crate::error::ChunkError;
 use crate::explain::{explain_chunks, EndReason};
+use crate::llm::ChatTransport;
 use crate::markdown::{parse_blocks, Block, CharIndex};
 use crate::normalize::{normalize, normalize_with_blocks, NormalizedDocument};
 use crate::profile::model::{Profile, ProfileOrigin};
@@ -45,6 +46,7 @@ pub struct EngineBuilder {
     experimental: bool,
     multi_granularity: bool,
     embedder: Option<Arc<dyn Embedder>>,
+    chat: Option<Arc<dyn ChatTransport>>,
     window_tokenizers: Vec<(String, Arc<dyn EmbedTokenizer>)>,
 }
 
@@ -65,6 +67,13 @@ impl EngineBuilder {
     /// model, or a [`crate::ToyEmbedder`] in tests).
     pub fn embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
         self.embedder = Some(embedder);
+        self
+    }
+
+    /// The chat-completion client `llm_chaptering` profiles ask (the
+    /// worker's HTTP client, or a [`crate::ToyChat`] in tests).
+    pub fn chat(mut self, chat: Arc<dyn ChatTransport>) -> Self {
+        self.chat = Some(chat);
         self
     }
 
@@ -111,6 +120,7 @@ impl EngineBuilder {
     pub fn build(mut self) -> Result<Engine, ChunkError> {
         let registry = self.registry.clone();
         let (experimental, embedder) = (self.experimental, self.embedder.clone());
+        let chat = self.chat.clone();
         let window_tokenizers = std::mem::take(&mut self.window_tokenizers);
         let multi = self.multi_granularity;
         let mut profiles = self.profile_set()?;
@@ -139,6 +149,7 @@ impl EngineBuilder {
             registry,
             experimental,
             embedder,
+            chat,
         })
     }
 }
@@ -154,6 +165,7 @@ pub struct Engine {
     registry: Registry,
     experimental: bool,
     embedder: Option<Arc<dyn Embedder>>,
+    chat: Option<Arc<dyn ChatTransport>>,
 }
 
 impl Engine {
@@ -170,6 +182,7 @@ impl Engine {
             experimental: false,
             multi_granularity: true,
             embedder: None,
+            chat: None,
             window_tokenizers: Vec::new(),
         }
     }
@@ -201,6 +214,11 @@ impl Engine {
         self.embedder.as_deref()
     }
 
+    /// The chat-completion client, when one was given.
+    pub fn chat(&self) -> Option<&dyn ChatTransport> {
+        self.chat.as_deref()
+    }
+
     /// Resolves a profile name (`None` = the default `spec-v1`) to a profile
     /// that may be used: unknown names and experimental profiles while
     /// experimental strategies are disabled are `UNKNOWN_PROFILE`.
@@ -217,6 +235,12 @@ impl Engine {
                 profile: profile.name.clone(),
                 strategy: profile.strategy.clone(),
             });
+        }
+        if profile.chunker().needs_chat() && self.chat.is_none() {
+            return Err(ChunkError::Llm(format!(
+                "profile {:?} asks a chat model, and this engine has no chat-completions client (the CLI, worker and API have one; a library caller gives one with EngineBuilder::chat)",
+                profile.name
+            )));
         }
         Ok(profile)
     }
@@ -251,7 +275,8 @@ impl Engine {
             // this thread (breadcrumbs, probes) and kept across documents.
             tokens = DocumentTokens::with_thread_cache(counter, &doc.text);
         }
-        let chunks = chunk_with_tokens(&doc, &blocks, &tokens, meta, profile, self.embedder())?;
+        let services = (self.embedder(), self.chat());
+        let chunks = chunk_with_tokens(&doc, &blocks, &tokens, meta, profile, services)?;
         drop(tokens);
         // The normalized text moves into the result: a large document is
         // never held twice.
@@ -288,6 +313,7 @@ impl Engine {
             meta,
             profile,
             embedder: self.embedder(),
+            chat: self.chat(),
             only: None,
         };
         let reasons = explain_chunks(&input, profile, &out.chunks);
@@ -314,7 +340,7 @@ pub fn chunk_document(
     window_ready(profile)?;
     let tokens = DocumentTokens::new(profile.tokenizer.counter(), &doc.text);
     let blocks = parse_blocks(&doc.text);
-    let chunks = chunk_with_tokens(doc, &blocks, &tokens, meta, profile, embedder)?;
+    let chunks = chunk_with_tokens(doc, &blocks, &tokens, meta, profile, (embedder, None))?;
     Ok(ChunkedDocument {
         normalized: doc.text.clone(),
         chunks,
@@ -341,7 +367,7 @@ fn chunk_with_tokens(
     tokens: &DocumentTokens<'_>,
     meta: &DocumentMeta,
     profile: &Profile,
-    embedder: Option<&dyn Embedder>,
+    (embedder, chat): (Option<&dyn Embedder>, Option<&dyn ChatTransport>),
 ) -> Result<Vec<Chunk>, ChunkError> {
     let chars = CharIndex::new(&doc.text);
     let input = ChunkInput {
@@ -352,6 +378,7 @@ fn chunk_with_tokens(
         meta,
         profile,
         embedder,
+        chat,
         only: None,
     };
     if !profile.active_auxiliaries().is_empty() {

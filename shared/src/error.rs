@@ -27,6 +27,10 @@ pub enum ErrorCode {
     DeliveryLimit,
     /// An unexpected internal error (e.g. a caught panic).
     Internal,
+    /// A profile's chat model (`llm_chaptering`) could not be asked: the
+    /// endpoint unreachable, timing out or refusing after every retry, or
+    /// answering without a readable list of boundaries.
+    LlmUnavailable,
 }
 
 impl ErrorCode {
@@ -43,11 +47,12 @@ impl ErrorCode {
             Self::ValidationFailed => "VALIDATION_FAILED",
             Self::DeliveryLimit => "DELIVERY_LIMIT",
             Self::Internal => "INTERNAL",
+            Self::LlmUnavailable => "LLM_UNAVAILABLE",
         }
     }
 
     /// Every code, in the order of docs/contract.md#error-codes.
-    pub const ALL: [ErrorCode; 10] = [
+    pub const ALL: [ErrorCode; 11] = [
         Self::InvalidMessage,
         Self::InvalidUtf8,
         Self::DocumentTooLarge,
@@ -58,6 +63,7 @@ impl ErrorCode {
         Self::ValidationFailed,
         Self::DeliveryLimit,
         Self::Internal,
+        Self::LlmUnavailable,
     ];
 
     /// Parses the wire spelling.
@@ -146,6 +152,11 @@ pub enum ChunkError {
     /// deletes text or replaces runs).
     #[error("cannot map chunk positions back to the original text: {0}")]
     SourcePositions(String),
+    /// The chat model of an `llm_chaptering` profile could not be asked, or
+    /// gave no readable answer (the message names the endpoint and what
+    /// happened, never document text).
+    #[error("the chat model could not be asked: {0}")]
+    Llm(String),
     /// An HTML page could not be converted to Markdown.
     #[error("the HTML page could not be converted to Markdown: {0}")]
     Html(String),
@@ -185,6 +196,7 @@ impl ChunkError {
             // A broken built-in profile or strategy table is our bug, not the sender's.
             Self::InvalidProfile { .. } => ErrorCode::Internal,
             Self::Validation { .. } => ErrorCode::ValidationFailed,
+            Self::Llm(_) => ErrorCode::LlmUnavailable,
         }
     }
 }

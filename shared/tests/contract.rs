@@ -185,6 +185,7 @@ fn a_profile_file_may_choose_o200k_for_any_strategy() {
             | "graph_partition"
             | "discourse_segmenter"
             | "graphrag"
+            | "llm_chaptering"
             | "clinical_role" => "target_tokens = 200\nhard_max_tokens = 300\nmin_tokens = 50\n",
             "document" => "max_tokens = 200\n",
             "sliding_window" | "section_aware" | "table" | "layout_heuristic" | "layout_aware"
@@ -205,8 +206,20 @@ fn a_profile_file_may_choose_o200k_for_any_strategy() {
         };
         let doc = shared::normalize::normalize(&md).unwrap_or_else(|e| panic!("{e}"));
         let toy = shared::ToyEmbedder::default();
-        let out = shared::chunk_document(&doc, &meta("contract", "o200k", "v1"), &p, Some(&toy))
-            .unwrap_or_else(|e| panic!("{strategy}: {e}"));
+        let m = meta("contract", "o200k", "v1");
+        let out = if p.chunker().needs_chat() {
+            // A chat model is reached through an engine's client only.
+            shared::Engine::builder()
+                .experimental(true)
+                .embedder(std::sync::Arc::new(toy))
+                .chat(std::sync::Arc::new(shared::ToyChat::default()))
+                .profile_source("o200k.toml", src.clone())
+                .build()
+                .and_then(|e| e.chunk(&md, &m, Some(&p.name)))
+        } else {
+            shared::chunk_document(&doc, &m, &p, Some(&toy))
+        }
+        .unwrap_or_else(|e| panic!("{strategy}: {e}"));
         assert!(!out.chunks.is_empty());
         assert!(out.chunks.iter().all(|c| c.tokenizer == "o200k_base"));
         let level = level_for(&p, Level::Full);
@@ -252,6 +265,67 @@ fn regression_inputs_keep_the_contract_under_every_profile() {
                 path.display(),
                 common::describe(&v)
             );
+        }
+    }
+}
+
+/// Every profile gives the same bytes whatever the thread count: each
+/// fixture chunked on one thread, then by two threads at once sharing the
+/// engine (its caches, the piece cache of each thread), record for record.
+#[test]
+fn every_profile_gives_the_same_bytes_on_one_thread_and_on_two() {
+    let inputs: Vec<Vec<u8>> = fixtures()
+        .iter()
+        .map(|p| std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .collect();
+    let run = |profile: &str, md: &[u8]| -> String {
+        match engine().chunk(md, &meta("contract", "threads", "v1"), Some(profile)) {
+            Ok(d) => {
+                let mut out = Vec::new();
+                for c in &d.chunks {
+                    if let Err(e) = shared::chunk::json::push_chunk_json(c, &mut out) {
+                        return format!("json {e}");
+                    }
+                    out.push(b'\n');
+                }
+                String::from_utf8_lossy(&out).into_owned()
+            }
+            Err(e) => format!("error {}: {e}", e.code()),
+        }
+    };
+    for profile in common::all_profiles() {
+        let alone: Vec<String> = inputs.iter().map(|md| run(&profile.name, md)).collect();
+        let side_by_side: Vec<Vec<String>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..2)
+                .map(|t| {
+                    let inputs = &inputs;
+                    let name = &profile.name;
+                    s.spawn(move || {
+                        // Each thread starts at another fixture.
+                        let n = inputs.len();
+                        let mut out = vec![String::new(); n];
+                        for k in 0..n {
+                            let i = (k + t * (n / 2)) % n;
+                            out[i] = run(name, &inputs[i]);
+                        }
+                        out
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| panic!("a thread panicked")))
+                .collect()
+        });
+        for (t, outs) in side_by_side.iter().enumerate() {
+            for (i, (a, b)) in alone.iter().zip(outs).enumerate() {
+                assert!(
+                    a == b,
+                    "{}: fixture {} differs on thread {t} of 2",
+                    profile.name,
+                    fixtures()[i].display()
+                );
+            }
         }
     }
 }

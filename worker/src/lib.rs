@@ -25,6 +25,7 @@ pub mod commands;
 pub mod config;
 pub mod context;
 pub mod exit;
+pub mod llm;
 pub mod ops;
 pub mod outbox;
 pub mod pipeline;

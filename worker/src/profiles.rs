@@ -215,10 +215,12 @@ fn build_engine(
             .map_err(|e| format!("cannot read profile file {}: {e}", path.display()))?;
         sources.push((path.display().to_string(), src));
     }
+    let chat = crate::llm::http_chat();
     let spec = embed::engine::EngineSpec {
         sources: &sources,
         experimental,
         multi_granularity: multi,
+        chat: Some(&chat),
     };
     embed::engine::build_engine(spec, &semantic.model_setup(), used)
 }

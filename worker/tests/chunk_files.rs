@@ -25,9 +25,17 @@ use shared::normalize::normalize;
 fn chunk_worker(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_chunk-worker"))
         .current_dir(root())
+        // `llm_chaptering` profiles ask a local stand-in for a chat model.
+        .env("CHUNK_WORKER_LLM_ENDPOINT", toy_chat())
         .args(args)
         .output()
         .unwrap()
+}
+
+/// The URL of this test binary's stand-in chat model (started once).
+fn toy_chat() -> &'static str {
+    static SERVER: std::sync::OnceLock<testkit::chat::ChatServer> = std::sync::OnceLock::new();
+    SERVER.get_or_init(testkit::chat::ChatServer::toy).url()
 }
 
 /// `chunk --format files --out OUT ARGS...`.

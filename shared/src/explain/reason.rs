@@ -47,6 +47,14 @@ pub enum EndReason {
         /// The threshold it fell below.
         threshold: f32,
     },
+    /// A chat model proposed a section boundary here (`llm_chaptering`),
+    /// and the coherence dips there.
+    ModelBoundary {
+        /// The model that proposed it.
+        model: String,
+        /// The coherence at the boundary (4 decimals).
+        score: f32,
+    },
     /// A topic segmenter put a boundary here.
     TopicBoundary {
         /// The lexical coherence at the boundary (4 decimals).
@@ -100,6 +108,7 @@ impl EndReason {
             Self::Sentence => "sentence",
             Self::Separator { .. } => "separator",
             Self::SemanticDip { .. } => "semantic_dip",
+            Self::ModelBoundary { .. } => "model_boundary",
             Self::TopicBoundary { .. } => "topic_boundary",
             Self::RoleChange { .. } => "role_change",
             Self::InferredHeading { .. } => "inferred_heading",
@@ -133,6 +142,10 @@ impl std::fmt::Display for EndReason {
             Self::SemanticDip { score, threshold } => write!(
                 f,
                 "semantic dip: coherence {score:.4} below threshold {threshold:.4}"
+            ),
+            Self::ModelBoundary { model, score } => write!(
+                f,
+                "the model {model} proposed a section boundary here (coherence {score:.4}, a dip)"
             ),
             Self::TopicBoundary {
                 score,

@@ -78,9 +78,9 @@ pub(crate) fn parse_auxiliaries(
             .configure(&params)
             .and_then(|c| params.finish(strategy.param_keys()).map(|()| c))
             .map_err(|e| e.0)?;
-        if chunker.needs_embedder() {
+        if chunker.needs_embedder() || chunker.needs_chat() {
             return Err(format!(
-                "{at}: strategy {} needs the embedding model, which auxiliaries cannot use yet",
+                "{at}: strategy {} needs the embedding model or a chat model, which auxiliaries cannot use yet",
                 a.strategy
             ));
         }

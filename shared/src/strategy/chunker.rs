@@ -66,6 +66,9 @@ pub struct ChunkInput<'a> {
     pub profile: &'a Settings,
     /// The sentence embedder, when the engine has one (semantic strategies).
     pub embedder: Option<&'a dyn Embedder>,
+    /// The chat-completion client, when the engine has one
+    /// (`llm_chaptering`).
+    pub chat: Option<&'a dyn crate::llm::ChatTransport>,
     /// The caller keeps only the chunks of this granularity (an auxiliary
     /// of a multi-granularity profile): a strategy may skip the rest.
     pub only: Option<crate::chunk::record::Granularity>,
@@ -85,6 +88,11 @@ pub trait Chunker: Send + Sync + std::fmt::Debug {
     /// of such a chunker is refused (`EmbedderMissing`) by an engine built
     /// without one.
     fn needs_embedder(&self) -> bool {
+        false
+    }
+    /// Whether [`Chunker::chunk`] asks a chat model through
+    /// [`ChunkInput::chat`] (`llm_chaptering`).
+    fn needs_chat(&self) -> bool {
         false
     }
     /// Whether the profile demands a GPU embedder (the Chunking System specification

@@ -61,6 +61,7 @@ builtin_strategies! {
     layout_heuristic::LayoutHeuristic,
     layout_aware::LayoutAware,
     grobid::Grobid,
+    llm_chaptering::LlmChaptering,
 }
 
 /// Strategies by name, in registration order.

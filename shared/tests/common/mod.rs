@@ -99,7 +99,8 @@ impl shared::embed::EmbedTokenizer for StandInPieces {
 }
 
 /// The engine with the built-in profiles, experimental ones enabled and
-/// the toy embedder standing in for the sentence model (the semantic
+/// the toy embedder standing in for the sentence model and the toy chat
+/// model for a chat endpoint (the semantic and LLM
 /// strategy's logic is what these suites check; the real model has its own
 /// tests in the `embed` crate) and [`StandInPieces`] for the model's
 /// tokenizer, built once per test binary.
@@ -109,6 +110,7 @@ pub fn engine() -> &'static Engine {
         Engine::builder()
             .experimental(true)
             .embedder(std::sync::Arc::new(shared::ToyEmbedder::default()))
+            .chat(std::sync::Arc::new(shared::ToyChat::default()))
             .window_tokenizer("model", std::sync::Arc::new(StandInPieces))
             .profile_source("fit-structural.toml", FIT_STRUCTURAL)
             .profile_source("fit-recursive.toml", FIT_RECURSIVE)

@@ -8,6 +8,7 @@
 //! `chunk-worker run` when `api.enabled`, and alone by `chunk-worker serve`.
 
 pub mod auth;
+mod body;
 mod explain;
 mod framework;
 pub mod guard;
@@ -250,10 +251,10 @@ async fn chunk(
         Err(p) => return refuse(&state, p, path, &id, None),
     };
     let refused = |p: Problem| refuse(&state, p, path, &id, Some(&caller));
-    if let Err(p) = request::check_media_type(&headers) {
+    if let Err(p) = body::check_media_type(&headers) {
         return refused(p);
     }
-    let body = match request::read_body(&state.settings, &headers, body).await {
+    let body = match body::read_body(&state.settings, &headers, body).await {
         Ok(b) => b,
         Err(p) => return refused(p),
     };

@@ -2,7 +2,7 @@
 //! the request and response types below mirror what the handlers read and
 //! write, and every status a handler can answer is listed. The request's
 //! rules are stated as the server checks them ([`constrain`]): lengths and
-//! patterns of the ids, exactly one of `markdown` and `html`, no unknown
+//! patterns of the ids, exactly one of `markdown`, `html` and `tei`, no unknown
 //! fields, and the enums of this server's usable profiles and of each
 //! profile's granularities, so a request the description allows is one the
 //! server accepts (Schemathesis checks both ways in CI). Served at
@@ -27,6 +27,10 @@ struct ChunkRequest {
     /// lists, tables, code, links kept; scripts, styles, navigation and
     /// comments left out), which the chunks' offsets then refer to.
     html: Option<String>,
+    /// GROBID's TEI XML (a scientific paper) instead of `markdown`: read
+    /// into Markdown (title, abstract, sections, figures, tables, page
+    /// breaks), which the chunks' offsets then refer to.
+    tei: Option<String>,
     /// Must equal the token's tenant when given.
     tenant_id: Option<String>,
     /// Default: `sha256:` + 16 hex digits of the markdown's sha256 (as the CLI).
@@ -231,8 +235,9 @@ fn constrain(doc: &mut Value, engine: &shared::Engine, default_profile: &str) {
     schema["required"] = json!(["document_id"]);
     schema["properties"] = json!({
         "document_id": text(1, Some(shared::contract::MAX_DOCUMENT_ID_CHARS), "Opaque document id: 1 to 256 characters, no control characters."),
-        "markdown": nullable("string", "The Markdown (exactly one of `markdown` and `html`)."),
+        "markdown": nullable("string", "The Markdown (exactly one of `markdown`, `html` and `tei`)."),
         "html": nullable("string", "An HTML page instead of `markdown`: converted to Markdown (headings, lists, tables, code, links kept; scripts, styles, navigation and comments left out), which the chunks' offsets then refer to."),
+        "tei": nullable("string", "GROBID's TEI XML (a scientific paper) instead of `markdown`: read into Markdown (title, abstract, sections, figures, tables, page breaks), which the chunks' offsets then refer to."),
         "tenant_id": {"type": ["string", "null"], "pattern": "^[a-z0-9-]{3,64}$", "description": "Must equal the token's tenant when given."},
         "source_version_id": {"type": ["string", "null"], "minLength": 1, "maxLength": shared::contract::MAX_SOURCE_VERSION_ID_CHARS, "pattern": control_free, "description": "1 to 128 characters, no control characters. Default: `sha256:` + 16 hex digits of the markdown's sha256 (as the CLI)."},
         "title": nullable("string", "Document title for breadcrumbs (default: the first H1)."),
@@ -240,10 +245,11 @@ fn constrain(doc: &mut Value, engine: &shared::Engine, default_profile: &str) {
         "granularity": {"type": ["string", "null"], "enum": every_granularity.iter().map(|g| json!(g)).chain([Value::Null]).collect::<Vec<_>>(), "description": "Answer only the chunks of this granularity, one of the profile's `granularities` (all when absent)."},
         "metadata": {"type": ["object", "null"], "description": "Document metadata carried onto every chunk (title, source_url, ...)."},
     });
-    // Exactly one of the two documents is a string.
+    // Exactly one of the three documents is a string.
     schema["oneOf"] = json!([
         {"required": ["markdown"], "properties": {"markdown": {"type": "string"}}},
         {"required": ["html"], "properties": {"html": {"type": "string"}}},
+        {"required": ["tei"], "properties": {"tei": {"type": "string"}}},
     ]);
     // A granularity is one of its profile's: one rule per set of
     // granularities (the default profile's when none is named).

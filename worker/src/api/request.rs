@@ -1,5 +1,5 @@
-//! One `POST /v1/chunk`: the media type (415 unless JSON), the body read
-//! under its limit (413), then checked field by field (400 not JSON, a
+//! One `POST /v1/chunk`: the media type and the body ([`super::body`]), then
+//! checked field by field (400 not JSON, a
 //! field of the wrong JSON type or missing; 422 a value that breaks its rule,
 //! an unknown profile, granularity or field, with `errors[]` naming each
 //! field and the closest valid values; 403 another tenant; 413 a document
@@ -17,8 +17,6 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::http::{header, HeaderMap};
-use http_body_util::BodyExt as _;
 use serde_json::{json, Map, Value};
 use shared::{DocumentMeta, Embedder as _, ErrorCode};
 
@@ -26,87 +24,13 @@ use super::auth::Caller;
 use super::problem::{closest, FieldError, Kind, Problem};
 use super::state::ApiState;
 use crate::breaker::Verdict;
-use crate::config::Settings;
-
-/// Room in a request body for the other fields, beside the document.
-pub const ENVELOPE_BYTES: u64 = 1 << 20;
-/// JSON may write one byte of a document as up to six (`\u0001`).
-pub const ESCAPE_FACTOR: u64 = 6;
-
-/// The largest request body: any document within `limits.max_document_bytes`
-/// fits however its JSON is escaped, with the other fields beside it.
-pub fn max_body_bytes(settings: &Settings) -> u64 {
-    settings
-        .max_document_bytes
-        .saturating_mul(ESCAPE_FACTOR)
-        .saturating_add(ENVELOPE_BYTES)
-}
-
-/// 415 unless the body is declared JSON (`application/json`, any
-/// `application/*+json`) or not declared at all.
-pub fn check_media_type(headers: &HeaderMap) -> Result<(), Problem> {
-    let Some(value) = headers.get(header::CONTENT_TYPE) else {
-        return Ok(());
-    };
-    let essence = value
-        .to_str()
-        .unwrap_or("")
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    let json = essence == "application/json"
-        || (essence.starts_with("application/") && essence.ends_with("+json"));
-    if json {
-        Ok(())
-    } else {
-        Err(Problem::new(
-            Kind::UnsupportedMediaType,
-            "send the body as Content-Type: application/json",
-        ))
-    }
-}
-
-/// Reads the body, refusing one over [`max_body_bytes`] with 413 as soon as
-/// its declared length or the bytes received pass it.
-pub async fn read_body(
-    settings: &Settings,
-    headers: &HeaderMap,
-    body: axum::body::Body,
-) -> Result<axum::body::Bytes, Problem> {
-    let limit = max_body_bytes(settings);
-    let too_large = || {
-        Problem::new(
-            Kind::TooLarge,
-            format!(
-                "the request body is over {limit} bytes ({ESCAPE_FACTOR} x limits.max_document_bytes = {} for the document's JSON escaping, plus {ENVELOPE_BYTES} for the other fields)",
-                settings.max_document_bytes
-            ),
-        )
-    };
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit) {
-        return Err(too_large());
-    }
-    let limited = http_body_util::Limited::new(body, usize::try_from(limit).unwrap_or(usize::MAX));
-    match limited.collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
-        Err(_) => Err(bad(
-            "the request body could not be read (the connection broke)",
-        )),
-    }
-}
 
 /// The body's fields.
-const FIELDS: [&str; 9] = [
+const FIELDS: [&str; 10] = [
     "document_id",
     "markdown",
     "html",
+    "tei",
     "tenant_id",
     "source_version_id",
     "title",
@@ -121,12 +45,20 @@ const FIELDS: [&str; 9] = [
 /// 64x leaves room).
 pub const OPERATION_BYTES_PER_BYTE: u64 = 64;
 
+/// What the document was sent as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InputKind {
+    Markdown,
+    Html,
+    Tei,
+}
+
 /// A request ready to run.
 #[derive(Debug)]
 pub struct Parsed {
-    /// The document as sent: Markdown, or an HTML page (`is_html`).
+    /// The document as sent: Markdown, an HTML page or GROBID TEI XML.
     input: Vec<u8>,
-    is_html: bool,
+    kind: InputKind,
     /// No `source_version_id` was given: it is derived from the Markdown.
     default_version: bool,
     meta: DocumentMeta,
@@ -219,22 +151,29 @@ pub fn parse(state: &ApiState, caller: &Caller, body: &[u8]) -> Result<Parsed, P
             shared::contract::MAX_SOURCE_VERSION_ID_CHARS,
         )?;
     }
-    let (markdown, html) = (text(&body, "markdown")?, text(&body, "html")?);
-    let source = match (markdown, html) {
-        (Some(_), Some(_)) => {
+    let sent = [
+        ("markdown", InputKind::Markdown),
+        ("html", InputKind::Html),
+        ("tei", InputKind::Tei),
+    ]
+    .into_iter()
+    .map(|(name, kind)| Ok(text(&body, name)?.map(|t| (name, kind, t))))
+    .collect::<Result<Vec<_>, Problem>>()?;
+    let sent: Vec<(&str, InputKind, &str)> = sent.into_iter().flatten().collect();
+    let (source, kind) = match sent.as_slice() {
+        [(_, kind, t)] => (*t, *kind),
+        [] => return Err(bad("missing field `markdown` (or `html`, or `tei`)")),
+        [(first, ..), (second, ..), ..] => {
             return Err(Problem::new(
                 Kind::Unprocessable,
-                "send the document once: `markdown` or `html`, not both",
+                "send the document once: one of `markdown`, `html` and `tei`",
             )
             .with_errors(vec![field(
-                "html",
-                "given with `markdown`",
-                vec!["markdown".into()],
+                second,
+                format!("given with `{first}`"),
+                vec![(*first).into()],
             )]))
         }
-        (Some(m), None) => m,
-        (None, Some(h)) => h,
-        (None, None) => return Err(bad("missing field `markdown` (or `html`)")),
     };
     let markdown = source;
     if let Some(t) = text(&body, "tenant_id")? {
@@ -343,7 +282,7 @@ pub fn parse(state: &ApiState, caller: &Caller, body: &[u8]) -> Result<Parsed, P
         granularity,
         explain: false,
         input: markdown.as_bytes().to_vec(),
-        is_html: html.is_some(),
+        kind,
         default_version: version.is_none(),
         meta,
         strategy: profile.strategy.clone(),
@@ -386,7 +325,7 @@ pub async fn run(
         let _permit = permit;
         let Parsed {
             input,
-            is_html,
+            kind,
             default_version,
             mut meta,
             profile,
@@ -395,15 +334,25 @@ pub async fn run(
         } = parsed;
         // An HTML page becomes Markdown here, off the runtime (the LangChain-style factory specification):
         // the document the offsets refer to; what it left out is answered.
-        let (markdown, left_out) = if is_html {
-            let page = shared::html::to_markdown(&input)?;
-            if meta.title.is_none() {
-                meta.title.clone_from(&page.title);
+        let (markdown, left_out) = match kind {
+            InputKind::Html => {
+                let page = shared::html::to_markdown(&input)?;
+                if meta.title.is_none() {
+                    meta.title.clone_from(&page.title);
+                }
+                let left_out = page.dropped_summary();
+                (page.markdown.into_bytes(), Some(left_out))
             }
-            let left_out = page.dropped_summary();
-            (page.markdown.into_bytes(), Some(left_out))
-        } else {
-            (input, None)
+            // GROBID's TEI XML: the paper's Markdown, which the offsets
+            // then refer to (as the CLI and the worker read `*.tei.xml`).
+            InputKind::Tei => {
+                let paper = shared::tei::to_markdown(&input)?;
+                if meta.title.is_none() {
+                    meta.title = paper.title;
+                }
+                (paper.markdown.into_bytes(), None)
+            }
+            InputKind::Markdown => (input, None),
         };
         if default_version {
             meta.source_version_id = crate::commands::offline::default_source_version(&markdown);
@@ -426,12 +375,16 @@ pub async fn run(
                 ErrorCode::Internal | ErrorCode::ValidationFailed => {
                     (Kind::Internal, Verdict::Failure)
                 }
+                // The profile's chat model is down: the strategy fails, and
+                // the caller may try again later.
+                ErrorCode::LlmUnavailable => (Kind::Unavailable, Verdict::Failure),
                 _ => (Kind::Unprocessable, Verdict::None),
             };
-            return (
-                Err(Problem::new(kind, format!("{}: {e}", e.code().as_str()))),
-                verdict,
-            );
+            let mut problem = Problem::new(kind, format!("{}: {e}", e.code().as_str()));
+            if e.code() == ErrorCode::LlmUnavailable {
+                problem = problem.retry_after(retry);
+            }
+            return (Err(problem), verdict);
         }
         Ok(Err(_)) => {
             return (

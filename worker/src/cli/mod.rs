@@ -230,6 +230,12 @@ pub struct EvalArgs {
     /// Embed everything afresh and keep no vector file.
     #[arg(long)]
     pub no_vector_store: bool,
+    /// Systems measured side by side, one per thread [default: the
+    /// machine's cores]; 1 measures each alone, so the latency columns
+    /// are those of an otherwise idle machine. The metrics do not depend
+    /// on it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     /// Profile files and experimental strategies.
     #[command(flatten)]
     pub select: ProfileSelectArgs,

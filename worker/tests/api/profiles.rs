@@ -104,3 +104,74 @@ fn a_multi_granularity_profile_answers_every_granularity_or_the_one_asked_for() 
         json!(["document", "section", "table", "window"])
     );
 }
+
+#[test]
+fn a_tei_paper_is_read_and_a_chat_model_that_is_down_answers_503() {
+    // A profile whose chat model no one serves (a port just freed).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = std::env::temp_dir().join(format!("cw-api-llm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("llm-down.toml"),
+        format!(
+            "name = \"llm-down-v1\"\nstrategy = \"llm_chaptering\"\n[params]\nendpoint = \"http://127.0.0.1:{port}/v1/chat/completions\"\ncoherence = \"lexical\"\nattempts = 2\nretry_base_ms = 10\ntimeout_ms = 500\n"
+        ),
+    )
+    .unwrap();
+    let s = Server::start(&[
+        ("PROFILES__DIR", dir.to_str().unwrap()),
+        ("EXPERIMENTAL__ENABLED", "true"),
+    ]);
+    let t = good("acme-prod", "hanna");
+    // GROBID's TEI XML: read into Markdown, which the chunks refer to.
+    let xml = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/tests/fixtures/tei/short-paper.tei.xml"),
+    )
+    .unwrap();
+    let r = s.post(
+        Some(&t),
+        json!({"document_id": "paper", "tei": xml}).to_string(),
+    );
+    assert_eq!(r.status().as_u16(), 200);
+    let r: Value = serde_json::from_str(&r.text().unwrap()).unwrap();
+    let chunks = r["chunks"].as_array().unwrap();
+    assert!(
+        chunks[0]["chunk_text"]
+            .as_str()
+            .unwrap()
+            .starts_with("# Chunk Boundaries and Retrieval Quality in Technical Manuals"),
+        "{r}"
+    );
+    assert!(chunks
+        .iter()
+        .all(|c| !c["chunk_text"].as_str().unwrap().contains("<TEI")));
+    let both = json!({"document_id": "p", "markdown": "x", "tei": xml});
+    let refused = problem(s.post(Some(&t), both.to_string()), 422);
+    assert_eq!(refused["errors"][0]["field"], "tei");
+    let bad = json!({"document_id": "p", "tei": "<html><body>x</body></html>"});
+    let refused = problem(s.post(Some(&t), bad.to_string()), 422);
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("INVALID_MESSAGE"),
+        "{refused}"
+    );
+    // The chat model is down: 503 with Retry-After, naming the code.
+    let r = s.post(
+        Some(&t),
+        json!({"document_id": "d", "markdown": DOC, "profile": "llm-down-v1"}).to_string(),
+    );
+    assert!(r.headers().get("retry-after").is_some());
+    let down = problem(r, 503);
+    assert!(
+        down["detail"].as_str().unwrap().contains("LLM_UNAVAILABLE"),
+        "{down}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

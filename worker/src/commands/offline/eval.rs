@@ -84,6 +84,9 @@ pub fn run(
             .iter()
             .filter(|p| !p.experimental || engine.experimental_enabled())
             .filter(|p| !p.chunker().needs_embedder() || engine.embedder().is_some())
+            // A chat model is asked only when its profile is named: every
+            // document costs a request to someone's endpoint.
+            .filter(|p| !p.chunker().needs_chat())
             .map(|p| p.name.clone())
             .collect()
     } else {
@@ -147,6 +150,10 @@ pub fn run(
         },
         budgets: args.budgets.clone(),
         neighbours: args.neighbours,
+        jobs: args.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, usize::from),
+            usize::from,
+        ),
     };
     let bar = if progress == Progress::Stderr {
         let bar =

@@ -119,6 +119,9 @@ pub fn listing(engine: &Engine) -> String {
         if p.chunker().needs_embedder() && engine.embedder().is_none() {
             flags.push_str(" (needs the embedding model: scripts/fetch-model.sh)");
         }
+        if p.chunker().needs_chat() {
+            flags.push_str(" (asks a chat model: set its endpoint or CHUNK_WORKER_LLM_ENDPOINT)");
+        }
         if let Some(w) = &p.embedder {
             flags.push_str(&format!(
                 " (fitted to {}: {} tokens of {}{})",
