@@ -9,11 +9,6 @@ from typing import Any, Mapping, Optional
 
 from ._native import METADATA_KEYS, Chunk
 
-# The metadata keys the engine itself carries onto chunk records (title and
-# source_url also name the document); other keys stay on the framework's
-# side, preserved as they are.
-ENGINE_KEYS = METADATA_KEYS
-
 # Where a document's id is looked for, in order, before falling back to a
 # hash of its text.
 ID_KEYS = ("document_id", "doc_id", "id", "source", "file_path", "file_name", "url")
@@ -46,7 +41,10 @@ def _clean(value: str) -> str:
 def engine_metadata(metadata: Mapping[str, Any]) -> Optional[dict[str, Any]]:
     """The known keys of ``metadata`` whose values are JSON, for the engine."""
     kept: dict[str, Any] = {}
-    for key in ENGINE_KEYS:
+    # The keys the engine itself carries onto chunk records (title and
+    # source_url also name the document); other keys stay on the
+    # framework's side, preserved as they are.
+    for key in METADATA_KEYS:
         if key in metadata and metadata[key] is not None:
             try:
                 json.dumps(metadata[key])

@@ -24,36 +24,36 @@ pub fn chunk_parallel(
 ) -> Vec<Outcome> {
     let next = AtomicUsize::new(0);
     let slots: Vec<Slot> = inputs.into_iter().map(|i| Mutex::new(Some(i))).collect();
-    let results: Vec<Mutex<Option<Outcome>>> = slots.iter().map(|_| Mutex::new(None)).collect();
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(slot) = slots.get(i) else { break };
-        let taken = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
-        let Some((bytes, args)) = taken else { continue };
-        let id = args.document_id.clone();
-        let outcome = prepare(bytes, format, &args)
-            .and_then(|p| engine.chunk(&p.markdown, &p.meta, Some(profile)))
-            .map(|d| d.chunks)
-            .map_err(|e| (id, e));
-        *results[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
-    };
-    std::thread::scope(|s| {
-        for _ in 1..threads {
-            s.spawn(work);
+    // Each thread returns what it did, by input index; every index is taken
+    // by exactly one thread.
+    let work = || {
+        let mut done: Vec<(usize, Outcome)> = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(slot) = slots.get(i) else { break };
+            let taken = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+            let Some((bytes, args)) = taken else { continue };
+            let id = args.document_id.clone();
+            let outcome = prepare(bytes, format, &args)
+                .and_then(|p| engine.chunk(&p.markdown, &p.meta, Some(profile)))
+                .map(|d| d.chunks)
+                .map_err(|e| (id, e));
+            done.push((i, outcome));
         }
-        work();
+        done
+    };
+    let mut all = std::thread::scope(|s| {
+        let handles: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
+        let mut all = work();
+        for h in handles {
+            match h.join() {
+                Ok(done) => all.extend(done),
+                // A panic stays a panic (PyO3 turns it into PanicException).
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        all
     });
-    results
-        .into_iter()
-        .map(|r| {
-            r.into_inner()
-                .unwrap_or_else(PoisonError::into_inner)
-                .unwrap_or_else(|| {
-                    Err((
-                        String::new(),
-                        ChunkError::Embedding("a worker thread stopped".into()),
-                    ))
-                })
-        })
-        .collect()
+    all.sort_by_key(|(i, _)| *i);
+    all.into_iter().map(|(_, outcome)| outcome).collect()
 }

@@ -16,7 +16,7 @@ use crate::error::ChunkError;
 use crate::explain::{explain_chunks, EndReason};
 use crate::llm::ChatTransport;
 use crate::markdown::{parse_blocks, Block, CharIndex};
-use crate::normalize::{normalize, normalize_with_blocks, NormalizedDocument};
+use crate::normalize::{normalize_with_blocks, prepare, Normalization, NormalizedDocument};
 use crate::profile::model::{Profile, ProfileOrigin};
 use crate::profile::{ProfileSet, DEFAULT_PROFILE};
 use crate::strategy::chunker::ChunkInput;
@@ -260,7 +260,7 @@ impl Engine {
         if crate::multi::parallel(profile, markdown.len()) {
             // A multi-granularity profile uses the cores from the start: the
             // blocks are parsed while the tokens are counted.
-            doc = normalize(markdown)?;
+            doc = prepare(markdown, profile.normalization)?;
             (tokens, blocks) = std::thread::scope(|s| {
                 let blocks = s.spawn(|| parse_blocks(&doc.text));
                 let tokens = DocumentTokens::with_thread_cache(counter, &doc.text);
@@ -268,11 +268,16 @@ impl Engine {
                 let blocks = blocks.join().unwrap_or_else(|_| parse_blocks(&doc.text));
                 (tokens, blocks)
             });
-        } else {
+        } else if profile.normalization == Normalization::Standard {
             // One parse serves normalization and the blocks.
             (doc, blocks) = normalize_with_blocks(markdown)?;
             // The thread's piece cache, shared with every other count on
             // this thread (breadcrumbs, probes) and kept across documents.
+            tokens = DocumentTokens::with_thread_cache(counter, &doc.text);
+        } else {
+            // The text as sent (the drop-in splitters).
+            doc = prepare(markdown, profile.normalization)?;
+            blocks = parse_blocks(&doc.text);
             tokens = DocumentTokens::with_thread_cache(counter, &doc.text);
         }
         let services = (self.embedder(), self.chat());
@@ -301,7 +306,7 @@ impl Engine {
     ) -> Result<(ChunkedDocument, Vec<EndReason>), ChunkError> {
         let out = self.chunk(markdown, meta, profile)?;
         let profile = self.profile(profile)?;
-        let doc = normalize(markdown)?;
+        let doc = prepare(markdown, profile.normalization)?;
         let blocks = parse_blocks(&doc.text);
         let tokens = DocumentTokens::with_thread_cache(profile.tokenizer.counter(), &doc.text);
         let chars = CharIndex::new(&doc.text);
@@ -559,7 +564,10 @@ mod tests {
                 "hierarchy-v1",
                 "layout-v1",
                 "layout_aware-v1",
-                "grobid-v1"
+                "grobid-v1",
+                "llm_chaptering-v1",
+                "langchain.character",
+                "langchain.token"
             ]
         );
         let doc = engine

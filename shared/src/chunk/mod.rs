@@ -8,6 +8,7 @@
 //! final records ([`seal`]) and the validation checklist ([`validate`]).
 
 pub(crate) mod build;
+pub(crate) mod exact;
 pub use build::document_title;
 pub(crate) mod granular;
 pub(crate) mod piece;

@@ -13,9 +13,11 @@ use std::ops::Range;
 use crate::chunk::build::{build_chunks, document_title, BuildContext};
 use crate::chunk::piece::{Piece, Prefix};
 use crate::chunk::record::Chunk;
-use crate::chunk::trail::{block_span, chunk_type_of, only_breaks, trim_range, HeadingTrail};
+use crate::chunk::trail::{
+    block_span, chunk_type_of, only_breaks, starts_with_heading, trim_range, HeadingTrail,
+};
 use crate::markdown::parse::front_matter_len;
-use crate::markdown::{Block, BlockKind};
+use crate::markdown::Block;
 use crate::strategy::chunker::ChunkInput;
 use crate::tokens::DocumentTokens;
 
@@ -57,11 +59,7 @@ pub(crate) fn spans_to_pieces(
             Prefix::None
         };
         let headings = trail.path_of(&own);
-        let starts_with_heading = blocks
-            .get(blocks.partition_point(|b| b.range.end <= own.start))
-            .is_some_and(|b| {
-                b.range.start <= own.start && matches!(b.kind, BlockKind::Heading { .. })
-            });
+        let starts_with_heading = starts_with_heading(blocks, &own);
         pieces.push(Piece {
             chunk_type: chunk_type_of(blocks, &own),
             blocks: block_span(blocks, &own),

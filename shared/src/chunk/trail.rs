@@ -100,6 +100,13 @@ pub(crate) fn block_span(blocks: &[Block], own: &Range<usize>) -> (usize, usize)
 
 /// The chunk type of `own` by the content blocks it touches: one kind gives
 /// that type, several give `mixed`.
+/// Whether `own` starts at a heading block.
+pub(crate) fn starts_with_heading(blocks: &[Block], own: &Range<usize>) -> bool {
+    blocks
+        .get(blocks.partition_point(|b| b.range.end <= own.start))
+        .is_some_and(|b| b.range.start <= own.start && matches!(b.kind, BlockKind::Heading { .. }))
+}
+
 pub(crate) fn chunk_type_of(blocks: &[Block], own: &Range<usize>) -> ChunkType {
     let (first, last) = block_span(blocks, own);
     let mut kind: Option<ChunkType> = None;

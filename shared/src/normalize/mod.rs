@@ -45,6 +45,49 @@ pub fn normalize(bytes: &[u8]) -> Result<NormalizedDocument, ChunkError> {
     })
 }
 
+/// What a profile's documents go through before chunking (its
+/// `normalization` key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Normalization {
+    /// [`normalize`] (docs/contract.md#normalization): the default.
+    #[default]
+    Standard,
+    /// The text exactly as sent: only checked to be UTF-8 (a byte-order mark
+    /// stays, nothing is removed or changed). For the drop-in splitters,
+    /// whose chunk texts must equal a framework's own on the same text.
+    None,
+}
+
+impl Normalization {
+    /// The profile key's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Standard => "standard",
+            Self::None => "none",
+        }
+    }
+}
+
+/// The document `bytes` become under `normalization`.
+pub fn prepare(
+    bytes: &[u8],
+    normalization: Normalization,
+) -> Result<NormalizedDocument, ChunkError> {
+    match normalization {
+        Normalization::Standard => normalize(bytes),
+        Normalization::None => {
+            let text = std::str::from_utf8(bytes).map_err(|e| ChunkError::InvalidUtf8 {
+                byte_offset: e.valid_up_to(),
+            })?;
+            Ok(NormalizedDocument {
+                text: text.to_owned(),
+                page_breaks: Vec::new(),
+            })
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)] // tests: a panic is the failure report

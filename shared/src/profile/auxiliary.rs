@@ -87,6 +87,7 @@ pub(crate) fn parse_auxiliaries(
         let mut sub = Profile::with_chunker(&main.name, strategy, chunker);
         sub.description = format!("{} ({} granularity)", main.name, a.granularity.as_str());
         sub.tokenizer = main.tokenizer;
+        sub.normalization = main.normalization;
         sub.granularity = a.granularity;
         sub.id_primary = main.granularity;
         sub.id_formula = main.id_formula;

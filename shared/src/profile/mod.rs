@@ -58,6 +58,8 @@ struct RawProfile {
     #[serde(default)]
     multi_granularity: Option<bool>,
     #[serde(default)]
+    normalization: Option<crate::normalize::Normalization>,
+    #[serde(default)]
     auxiliary: Vec<auxiliary::RawAuxiliary>,
 }
 
@@ -175,6 +177,7 @@ impl Profile {
                 breadcrumb: raw.breadcrumb_mode,
                 chunker_version: version.clone(),
                 embedder,
+                normalization: raw.normalization.unwrap_or(strategy.normalization()),
                 limits: chunker.limits(),
                 rules: chunker.rules(),
             },
@@ -185,6 +188,7 @@ impl Profile {
             auxiliaries: Vec::new(),
             multi_granularity: raw.multi_granularity.unwrap_or(true),
             primary_version: version,
+            strategy_normalization: strategy.normalization(),
             id_primary: raw.granularity,
             chunker,
         };

@@ -55,6 +55,9 @@ pub struct Profile {
     /// The granularity whose ids are not namespaced: the profile's own, or
     /// for an auxiliary's sub-profile the main profile's.
     pub(crate) id_primary: Granularity,
+    /// The strategy's own normalization (printed when the profile's differs
+    /// or is not the standard one).
+    pub(super) strategy_normalization: crate::normalize::Normalization,
     pub(super) chunker: Arc<dyn Chunker>,
 }
 
@@ -158,6 +161,7 @@ impl Profile {
                 breadcrumb: BreadcrumbMode::Conditional,
                 chunker_version: format!("{}:{}", strategy.name(), strategy.version()),
                 embedder: None,
+                normalization: strategy.normalization(),
                 limits: chunker.limits(),
                 rules: chunker.rules(),
             },
@@ -169,6 +173,7 @@ impl Profile {
             multi_granularity: true,
             primary_version: format!("{}:{}", strategy.name(), strategy.version()),
             id_primary: Granularity::Section,
+            strategy_normalization: strategy.normalization(),
             chunker,
         }
     }
@@ -190,6 +195,14 @@ impl Profile {
         let _ = writeln!(out, "granularity = {}", quote(self.granularity.as_str()));
         let _ = writeln!(out, "id_formula = {}", quote(self.id_formula.as_str()));
         let _ = writeln!(out, "breadcrumb_mode = {}", quote(self.breadcrumb.as_str()));
+        let standard = crate::normalize::Normalization::Standard;
+        if self.normalization != standard || self.strategy_normalization != standard {
+            let _ = writeln!(
+                out,
+                "normalization = {}",
+                quote(self.normalization.as_str())
+            );
+        }
         if let Some(d) = &self.deprecation {
             out.push_str("deprecated = true\n");
             if let Some(r) = &d.replacement {

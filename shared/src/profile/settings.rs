@@ -84,6 +84,9 @@ pub struct Settings {
     /// The embedder the chunks are made for (`[embedder]`): `embed_text`
     /// fits its window and records carry `embed_token_count`.
     pub embedder: Option<EmbedderWindow>,
+    /// What documents go through before chunking (`normalization`; the
+    /// strategy's default unless the profile names one).
+    pub normalization: crate::normalize::Normalization,
     /// The configured chunker's sizes (`Chunker::limits`, read once).
     pub(crate) limits: Limits,
     /// The configured chunker's rules (`Chunker::rules`, read once).

@@ -37,6 +37,12 @@ pub trait Strategy: Send + Sync + std::fmt::Debug {
     fn fixed_granularity(&self) -> Option<crate::chunk::record::Granularity> {
         None
     }
+    /// What documents go through before this strategy chunks them, unless
+    /// a profile says otherwise (`normalization`): the drop-in splitters
+    /// take the text exactly as sent.
+    fn normalization(&self) -> crate::normalize::Normalization {
+        crate::normalize::Normalization::Standard
+    }
     /// The TOML sources of the profiles this strategy ships, compiled in.
     fn builtin_profiles(&self) -> &'static [&'static str] {
         &[]

@@ -62,6 +62,8 @@ builtin_strategies! {
     layout_aware::LayoutAware,
     grobid::Grobid,
     llm_chaptering::LlmChaptering,
+    langchain_character::LangchainCharacter,
+    langchain_token::LangchainToken,
 }
 
 /// Strategies by name, in registration order.

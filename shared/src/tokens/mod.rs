@@ -91,6 +91,23 @@ impl Bpe {
         }
     }
 
+    /// Where each token of `text`'s encoding ends (byte offsets, ascending;
+    /// the last is `text.len()`): the ordinary encoding, as tiktoken's
+    /// `encode(text, disallowed_special=())` gives it. An offset may fall
+    /// inside a character (a token holding part of one).
+    pub fn token_ends(&self, text: &str) -> Vec<usize> {
+        let tokenizer = self.tokenizer();
+        let mut at = 0;
+        tokenizer
+            .encode(text)
+            .into_iter()
+            .map(|id| {
+                at += tokenizer.bpe.token_len(id);
+                at
+            })
+            .collect()
+    }
+
     /// The tokenizer this counter uses.
     pub fn kind(&self) -> TokenizerKind {
         self.kind

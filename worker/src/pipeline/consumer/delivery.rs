@@ -172,9 +172,15 @@ async fn guarded(
     settlement
 }
 
-/// Whether a failure is the strategy's own (counted by its circuit).
+/// Whether a failure is the strategy's own (counted by its circuit): a
+/// bug, or the chat model `llm_chaptering` depends on being down (once the
+/// circuit opens, its messages wait in the retry queue instead of being
+/// dead-lettered one by one).
 fn is_strategy_failure(code: ErrorCode) -> bool {
-    matches!(code, ErrorCode::Internal | ErrorCode::ValidationFailed)
+    matches!(
+        code,
+        ErrorCode::Internal | ErrorCode::ValidationFailed | ErrorCode::LlmUnavailable
+    )
 }
 
 /// Whether a delivery may repeat an earlier handling of its message, so

@@ -1,0 +1,184 @@
+//! Parity of the drop-in splitters with the frameworks themselves: every
+//! case of `fixtures/adapters/<adapter>.json` (what the pinned Python
+//! package returned for a document and a setting, made by
+//! `scripts/peers/adapter_parity.py`) is chunked here with the profile of
+//! the same name, the case's keyword arguments as `[params]`, the document
+//! file's bytes exactly as input; the chunk texts are compared.
+//!
+//! At least 95% of the cases of documents with content must be identical
+//! (a whitespace-only document gives LangChain one chunk of whitespace and
+//! us no record), and every other one must differ only as the adapter
+//! documents (e.g. a character a token window
+//! cuts, which LangChain decodes as U+FFFD and we keep whole). The figures
+//! are printed (`--nocapture`) for BENCHMARKS.md.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use shared::{DocumentMeta, Engine};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// The `[params]` table of a case's keyword arguments.
+fn params(kwargs: &serde_json::Map<String, Value>) -> String {
+    let mut t = toml::Table::new();
+    for (k, v) in kwargs {
+        let v = match v {
+            Value::String(s) => toml::Value::String(s.clone()),
+            Value::Bool(b) => toml::Value::Boolean(*b),
+            Value::Number(n) => toml::Value::Integer(n.as_i64().unwrap_or_default()),
+            other => panic!("{k} = {other}: no TOML for it"),
+        };
+        t.insert(k.clone(), v);
+    }
+    toml::to_string(&t).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Why `theirs` differs from `ours`, if that is a documented difference.
+type Excuse = fn(&[String], &[String]) -> Option<&'static str>;
+
+/// Runs every case of `adapter`; (identical, explained, total).
+fn parity(adapter: &str, excuse: Excuse) -> (usize, usize, usize) {
+    let path = fixtures().join(format!("adapters/{adapter}.json"));
+    let data: Value = serde_json::from_slice(
+        &std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let docs = data["documents"].as_array().cloned().unwrap_or_default();
+    let settings = data["settings"].as_array().cloned().unwrap_or_default();
+    let (mut same, mut explained, mut total) = (0, 0, 0);
+    let (mut content, mut same_content) = (0, 0);
+    let mut failures = Vec::new();
+    for case in data["cases"].as_array().cloned().unwrap_or_default() {
+        let doc = docs
+            .iter()
+            .find(|d| d["name"] == case["document"])
+            .unwrap_or_else(|| panic!("no document {}", case["document"]));
+        let setting = settings
+            .iter()
+            .find(|s| s["name"] == case["settings"])
+            .unwrap_or_else(|| panic!("no settings {}", case["settings"]));
+        let bytes = std::fs::read(fixtures().join(doc["path"].as_str().unwrap_or_default()))
+            .unwrap_or_else(|e| panic!("{}: {e}", doc["path"]));
+        let src = format!(
+            "name = \"parity\"\nstrategy = \"{adapter}\"\n[params]\n{}",
+            params(
+                setting["kwargs"]
+                    .as_object()
+                    .unwrap_or(&serde_json::Map::new())
+            )
+        );
+        let engine = Engine::builder()
+            .profile_source("parity.toml", src)
+            .build()
+            .unwrap_or_else(|e| panic!("{adapter} {}: {e}", case["settings"]));
+        let ours: Vec<String> = engine
+            .chunk(&bytes, &DocumentMeta::default(), Some("parity"))
+            .unwrap_or_else(|e| panic!("{adapter} {} {}: {e}", case["document"], case["settings"]))
+            .chunks
+            .into_iter()
+            .map(|c| c.chunk_text)
+            .collect();
+        let theirs: Vec<String> = case["chunks"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|c| c["text"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        total += 1;
+        // A document without content (empty, or whitespace that LangChain
+        // may give back as a chunk) has no record to hold it.
+        let has_content = !bytes.iter().all(u8::is_ascii_whitespace);
+        content += usize::from(has_content);
+        if ours == theirs {
+            same += 1;
+            same_content += usize::from(has_content);
+        } else if let Some(why) = excuse(&ours, &theirs) {
+            explained += 1;
+            println!(
+                "{adapter} {} {}: differs, {why}",
+                case["document"], case["settings"]
+            );
+        } else {
+            let at = ours
+                .iter()
+                .zip(&theirs)
+                .position(|(a, b)| a != b)
+                .unwrap_or(ours.len().min(theirs.len()));
+            failures.push(format!(
+                "{} {} ({} chunks, theirs {}): chunk {at} ours {:?} theirs {:?}",
+                case["document"],
+                case["settings"],
+                ours.len(),
+                theirs.len(),
+                ours.get(at)
+                    .map(|s| s.chars().take(120).collect::<String>()),
+                theirs
+                    .get(at)
+                    .map(|s| s.chars().take(120).collect::<String>()),
+            ));
+        }
+    }
+    println!(
+        "{adapter}: {same} of {total} cases identical ({:.1}%), {explained} differ as documented; {same_content} of the {content} cases of documents with content ({:.1}%)",
+        100.0 * same as f64 / total.max(1) as f64,
+        100.0 * same_content as f64 / content.max(1) as f64
+    );
+    assert!(
+        failures.is_empty(),
+        "{adapter}: unexplained differences:\n{}",
+        failures.join("\n")
+    );
+    assert!(
+        same_content * 100 >= content * 95,
+        "{adapter}: only {same_content} of {content} cases of documents with content identical"
+    );
+    (same, explained, total)
+}
+
+/// A character a token window cut: LangChain decodes its bytes as U+FFFD on
+/// both sides; ours keeps it whole. Equal once each replacement run and
+/// whatever stands in our text at its place are set aside: compare with
+/// the U+FFFD runs as wildcards.
+fn cut_character(ours: &[String], theirs: &[String]) -> Option<&'static str> {
+    if ours.len() != theirs.len() || !theirs.iter().any(|t| t.contains('\u{fffd}')) {
+        return None;
+    }
+    let fits = |o: &str, t: &str| {
+        let parts: Vec<&str> = t.split('\u{fffd}').filter(|p| !p.is_empty()).collect();
+        let mut at = 0;
+        parts.iter().all(|p| match o[at..].find(p) {
+            Some(i) => {
+                at += i + p.len();
+                true
+            }
+            None => false,
+        })
+    };
+    ours.iter()
+        .zip(theirs)
+        .all(|(o, t)| o == t || (t.contains('\u{fffd}') && fits(o, t)))
+        .then_some("a window edge cuts a character (U+FFFD in LangChain's text)")
+}
+
+/// Whitespace-only chunks LangChain keeps and records never are.
+fn whitespace_only(ours: &[String], theirs: &[String]) -> Option<&'static str> {
+    let kept: Vec<&String> = theirs.iter().filter(|t| !t.trim().is_empty()).collect();
+    (kept.len() < theirs.len() && kept.iter().copied().eq(ours.iter()))
+        .then_some("a chunk of whitespace alone is not a record")
+}
+
+#[test]
+fn langchain_token_matches_langchain_text_for_text() {
+    parity("langchain.token", |o, t| {
+        cut_character(o, t).or_else(|| whitespace_only(o, t))
+    });
+}
+
+#[test]
+fn langchain_character_matches_langchain_text_for_text() {
+    parity("langchain.character", whitespace_only);
+}
