@@ -57,6 +57,8 @@ PY
 )"
 
 echo "api fuzz: Schemathesis $("$venv/bin/schemathesis" --version | awk '{print $NF}') against http://127.0.0.1:$port/v1/openapi.json ($examples examples an operation)"
+# A generated string in `tei` becomes a small real TEI paper (scripts/api/hooks.py).
+SCHEMATHESIS_HOOKS=hooks PYTHONPATH="$root/scripts/api${PYTHONPATH:+:$PYTHONPATH}" \
 "$venv/bin/schemathesis" run "http://127.0.0.1:$port/v1/openapi.json" \
     --checks all \
     --header "Authorization: Bearer $token" \

@@ -16,6 +16,11 @@ use serde_json::{json, Value};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi, ToSchema};
 
+/// A TEI document the description shows (and a schema-driven client may
+/// send: that `tei` is well-formed TEI is a rule of XML no JSON Schema
+/// states).
+const TEI_EXAMPLE: &str = "<TEI xmlns=\"http://www.tei-c.org/ns/1.0\"><teiHeader><fileDesc><titleStmt><title>A paper</title></titleStmt></fileDesc></teiHeader><text><body><div><head n=\"1\">Introduction</head><p>Chunks follow the sections.</p></div></body></text></TEI>";
+
 /// `POST /v1/chunk` body.
 #[derive(ToSchema)]
 struct ChunkRequest {
@@ -237,7 +242,7 @@ fn constrain(doc: &mut Value, engine: &shared::Engine, default_profile: &str) {
         "document_id": text(1, Some(shared::contract::MAX_DOCUMENT_ID_CHARS), "Opaque document id: 1 to 256 characters, no control characters."),
         "markdown": nullable("string", "The Markdown (exactly one of `markdown`, `html` and `tei`)."),
         "html": nullable("string", "An HTML page instead of `markdown`: converted to Markdown (headings, lists, tables, code, links kept; scripts, styles, navigation and comments left out), which the chunks' offsets then refer to."),
-        "tei": nullable("string", "GROBID's TEI XML (a scientific paper) instead of `markdown`: read into Markdown (title, abstract, sections, figures, tables, page breaks), which the chunks' offsets then refer to."),
+        "tei": {"type": ["string", "null"], "description": "GROBID's TEI XML (a scientific paper) instead of `markdown`: read into Markdown (title, abstract, sections, figures, tables, page breaks), which the chunks' offsets then refer to. XML that is not well-formed TEI is answered 422.", "examples": [TEI_EXAMPLE]},
         "tenant_id": {"type": ["string", "null"], "pattern": "^[a-z0-9-]{3,64}$", "description": "Must equal the token's tenant when given."},
         "source_version_id": {"type": ["string", "null"], "minLength": 1, "maxLength": shared::contract::MAX_SOURCE_VERSION_ID_CHARS, "pattern": control_free, "description": "1 to 128 characters, no control characters. Default: `sha256:` + 16 hex digits of the markdown's sha256 (as the CLI)."},
         "title": nullable("string", "Document title for breadcrumbs (default: the first H1)."),
