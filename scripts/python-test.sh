@@ -31,6 +31,13 @@ case "$mode" in
 esac
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+if [[ $mode == --prebuilt ]]; then
+  # Before the venv comes first in PATH: PyO3's build script looks for
+  # python3 there, and another interpreter than the test build's would
+  # compile PyO3 and the extension again.
+  echo "python-test: linking the extension from the workspace build (cargo build --workspace --lib --profile test)"
+  cargo build --workspace --lib --locked --quiet --profile test
+fi
 venv="${PYTHON_VENV:-$root/target/python-venv}"
 python="$(command -v python3 || command -v python)" || { echo "python-test: python3 is needed" >&2; exit 1; }
 
@@ -46,7 +53,6 @@ if [[ $mode == --deps-only ]]; then
 fi
 if [[ $mode == --prebuilt ]]; then
   echo "python-test: installing the extension of the workspace build into $venv"
-  cargo build --workspace --lib --locked --quiet --profile test
   site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
   rm -rf "$site/chunk_worker" "$site"/chunk_worker-*.dist-info
   cp -r python/chunk_worker "$site/chunk_worker"
