@@ -237,10 +237,7 @@ impl Engine {
             });
         }
         if profile.chunker().needs_chat() && self.chat.is_none() {
-            return Err(ChunkError::Llm(format!(
-                "profile {:?} asks a chat model, and this engine has no chat-completions client (the CLI, worker and API have one; a library caller gives one with EngineBuilder::chat)",
-                profile.name
-            )));
+            return Err(ChunkError::chat_missing(&profile.name));
         }
         Ok(profile)
     }

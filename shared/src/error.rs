@@ -179,6 +179,13 @@ pub enum ChunkError {
 }
 
 impl ChunkError {
+    /// A profile asks a chat model and the engine has no client for one.
+    pub fn chat_missing(profile: &str) -> Self {
+        Self::Llm(format!(
+            "profile {profile:?} asks a chat model, and this engine has no chat-completions client (the CLI, worker and API have one; a library caller gives one with EngineBuilder::chat)"
+        ))
+    }
+
     /// The error code (docs/contract.md#error-codes) this error is reported under.
     pub fn code(&self) -> ErrorCode {
         match self {

@@ -37,7 +37,7 @@ use std::time::Duration;
 
 use crate::chunk::record::Chunk;
 use crate::chunk::span::chunks_from_spans;
-use crate::chunk::topic::{lexical_coherence, pack, units, window_coherence, PackLimits, Plan, Unit};
+use crate::chunk::topic::{lexical_coherence, pack, units, PackLimits, Plan, Unit};
 use crate::chunk::topic_explain::explain_gaps;
 use crate::error::ChunkError;
 use crate::explain::reason::EndReason;
@@ -45,7 +45,7 @@ use crate::llm::{ChatRequest, ChatTransport};
 use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
 use crate::strategy::limits::{Limits, Rules};
 use crate::strategy::params::{ParamError, Params};
-use crate::strategy::semantic::{parse_sizes, sizes_limits, sizes_table, unit_vectors};
+use crate::strategy::semantic::{embedding_coherence, parse_sizes, sizes_limits, sizes_table};
 
 use cache::ProposalCache;
 
@@ -186,10 +186,6 @@ pub struct LlmChapteringChunker {
     cache: ProposalCache,
 }
 
-fn llm_error(what: String) -> ChunkError {
-    ChunkError::Llm(what)
-}
-
 impl LlmChapteringChunker {
     /// The model's proposals for the document (cached).
     fn proposals(
@@ -233,7 +229,7 @@ impl LlmChapteringChunker {
         };
         let mut last = 0;
         for _ in 0..self.answer_attempts {
-            let text = chat.complete(&request).map_err(|e| llm_error(e.0))?;
+            let text = chat.complete(&request).map_err(|e| ChunkError::Llm(e.0))?;
             match answer::parse(&text) {
                 Ok(p) => {
                     if p.junk > 0 {
@@ -244,7 +240,7 @@ impl LlmChapteringChunker {
                 Err(answer::Malformed::NoList) => last = text.chars().count(),
             }
         }
-        Err(llm_error(format!(
+        Err(ChunkError::Llm(format!(
             "the model {:?} at {} answered {} time(s) without a readable {{\"boundaries\": [...]}} list (last answer: {last} characters)",
             self.model, self.endpoint, self.answer_attempts
         )))
@@ -252,12 +248,9 @@ impl LlmChapteringChunker {
 
     /// Units, kept boundaries and coherences.
     fn plan(&self, input: &ChunkInput<'_>) -> Result<Plan, ChunkError> {
-        let chat = input.chat.ok_or_else(|| {
-            llm_error(format!(
-                "profile {:?} asks a chat model, and this engine has no chat-completions client (the CLI, worker and API have one; a library caller gives one with EngineBuilder::chat)",
-                input.profile.name
-            ))
-        })?;
+        let chat = input
+            .chat
+            .ok_or_else(|| ChunkError::chat_missing(&input.profile.name))?;
         let text = input.doc.text.as_str();
         let units = units(input.blocks, input.tokens, self.sizes.hard_max_tokens);
         let coherence = match self.coherence {
@@ -267,12 +260,7 @@ impl LlmChapteringChunker {
                     profile: input.profile.name.clone(),
                     strategy: input.profile.strategy.clone(),
                 })?;
-                let (vectors, which) = unit_vectors(embedder, text, &units)?;
-                let refs: Vec<Option<&[f32]>> = which
-                    .iter()
-                    .map(|w| w.map(|i| vectors[i].as_slice()))
-                    .collect();
-                window_coherence(&units, &refs, self.window)
+                embedding_coherence(embedder, text, &units, self.window)?
             }
         };
         if units.len() < 2 {
@@ -331,7 +319,7 @@ impl Chunker for LlmChapteringChunker {
         if let Some(e) = &self.api_key_env {
             t.insert("api_key_env".into(), e.clone().into());
         }
-        t.insert("cache_entries".into(), int(self.cache_capacity()));
+        t.insert("cache_entries".into(), int(self.cache.capacity));
         t
     }
 
@@ -362,11 +350,5 @@ impl Chunker for LlmChapteringChunker {
 
     fn as_any(&self) -> &dyn std::any::Any {
         self
-    }
-}
-
-impl LlmChapteringChunker {
-    fn cache_capacity(&self) -> usize {
-        self.cache.capacity
     }
 }

@@ -243,6 +243,22 @@ pub(crate) fn unit_vectors(
     Ok((vectors, which))
 }
 
+/// Gap coherences from the embedder's vectors of the units (the semantic
+/// strategy's coherence; [`window_coherence`] over [`unit_vectors`]).
+pub(crate) fn embedding_coherence(
+    embedder: &dyn Embedder,
+    text: &str,
+    units: &[Unit],
+    window: usize,
+) -> Result<Vec<f32>, ChunkError> {
+    let (vectors, which) = unit_vectors(embedder, text, units)?;
+    let refs: Vec<Option<&[f32]>> = which
+        .iter()
+        .map(|w| w.map(|i| vectors[i].as_slice()))
+        .collect();
+    Ok(window_coherence(units, &refs, window))
+}
+
 impl SemanticChunker {
     /// What the chunker decides before packing: the units, the candidate
     /// gaps and the gap coherences.
@@ -253,12 +269,7 @@ impl SemanticChunker {
     ) -> Result<Plan, ChunkError> {
         let text = input.doc.text.as_str();
         let units = units(input.blocks, input.tokens, self.sizes.hard_max_tokens);
-        let (vectors, which) = unit_vectors(embedder, text, &units)?;
-        let refs: Vec<Option<&[f32]>> = which
-            .iter()
-            .map(|w| w.map(|i| vectors[i].as_slice()))
-            .collect();
-        let coherence = window_coherence(&units, &refs, self.window);
+        let coherence = embedding_coherence(embedder, text, &units, self.window)?;
         let candidate = match self.breakpoint {
             Breakpoint::Threshold => threshold_candidates(&coherence, self.tau_coh as f32),
             Breakpoint::Percentile => percentile_candidates(&coherence, self.percentile),
