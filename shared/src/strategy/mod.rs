@@ -64,6 +64,7 @@ builtin_strategies! {
     llm_chaptering::LlmChaptering,
     langchain_character::LangchainCharacter,
     langchain_token::LangchainToken,
+    langchain_markdown::LangchainMarkdown,
 }
 
 /// Strategies by name, in registration order.
