@@ -3,7 +3,8 @@
 //! package returned for a document and a setting, made by
 //! `scripts/peers/adapter_parity.py`) is chunked here with the profile of
 //! the same name, the case's keyword arguments as `[params]`, the document
-//! file's bytes exactly as input; the chunk texts are compared.
+//! file's bytes exactly as input; the chunk texts are compared (and
+//! LangChain's Markdown header metadata with the record's metadata).
 //!
 //! At least 95% of the cases of documents with content must be identical
 //! (a whitespace-only document gives LangChain one chunk of whitespace and
@@ -68,6 +69,7 @@ fn parity(adapter: &str, extra: &[(&str, toml::Value)], excuse: Excuse) -> Stats
     let (mut same, mut explained, mut total) = (0, 0, 0);
     let (mut content, mut same_content) = (0, 0);
     let mut failures = Vec::new();
+    let mut metadata_checked = 0;
     for case in data["cases"].as_array().cloned().unwrap_or_default() {
         let doc = docs
             .iter()
@@ -92,17 +94,32 @@ fn parity(adapter: &str, extra: &[(&str, toml::Value)], excuse: Excuse) -> Stats
             .profile_source("parity.toml", src)
             .build()
             .unwrap_or_else(|e| panic!("{adapter} {}: {e}", case["settings"]));
-        let ours: Vec<String> = engine
+        let chunks = engine
             .chunk(&bytes, &DocumentMeta::default(), Some("parity"))
             .unwrap_or_else(|e| panic!("{adapter} {} {}: {e}", case["document"], case["settings"]))
-            .chunks
-            .into_iter()
-            .map(|c| c.chunk_text)
-            .collect();
-        let theirs: Vec<String> = case["chunks"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
+            .chunks;
+        let theirs_chunks = case["chunks"].as_array().cloned().unwrap_or_default();
+        // LangChain's Markdown header metadata: the record's metadata, key
+        // for key (the documents carry none of their own here).
+        for (i, (c, t)) in chunks.iter().zip(&theirs_chunks).enumerate() {
+            let Some(want) = t.get("metadata") else {
+                break;
+            };
+            let got = c
+                .metadata
+                .as_deref()
+                .cloned()
+                .unwrap_or(Value::Object(Default::default()));
+            metadata_checked += usize::from(want.as_object().is_some_and(|m| !m.is_empty()));
+            if got != *want && c.chunk_text == t["text"] {
+                failures.push(format!(
+                    "{} {} chunk {i}: metadata {got} theirs {want}",
+                    case["document"], case["settings"]
+                ));
+            }
+        }
+        let ours: Vec<String> = chunks.into_iter().map(|c| c.chunk_text).collect();
+        let theirs: Vec<String> = theirs_chunks
             .iter()
             .map(|c| c["text"].as_str().unwrap_or_default().to_owned())
             .collect();
@@ -145,6 +162,10 @@ fn parity(adapter: &str, extra: &[(&str, toml::Value)], excuse: Excuse) -> Stats
         100.0 * same as f64 / total.max(1) as f64,
         100.0 * same_content as f64 / content.max(1) as f64
     );
+    if adapter == "langchain.markdown" {
+        println!("{adapter}: header metadata equal on {metadata_checked} chunks");
+        assert!(metadata_checked > 100, "{adapter}: metadata compared");
+    }
     assert!(
         failures.is_empty(),
         "{adapter}: unexplained differences:\n{}",

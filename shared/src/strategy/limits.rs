@@ -81,3 +81,7 @@ impl Rules {
         verbatim_text: true,
     };
 }
+
+/// A hard max no chunk reaches: a splitter that measures in characters
+/// (or not at all), as its framework does, sets no token limit.
+pub const NO_TOKEN_LIMIT: usize = 1 << 30;

@@ -31,8 +31,8 @@ use crate::chunk::record::Chunk;
 use crate::error::ChunkError;
 use crate::normalize::Normalization;
 use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
-use crate::strategy::langchain_character::NO_TOKEN_LIMIT;
-use crate::strategy::limits::{Limits, Rules};
+use crate::strategy::chunker::Framework;
+use crate::strategy::limits::{Limits, Rules, NO_TOKEN_LIMIT};
 use crate::strategy::params::{ParamError, Params};
 use crate::tokens::TokenCounter;
 
@@ -205,6 +205,14 @@ impl Chunker for LangchainMarkdownChunker {
             verbatim_text: false,
             ..Rules::UNIVERSAL
         }
+    }
+
+    fn framework(&self) -> Option<Framework> {
+        Some(Framework {
+            call: "LangChain MarkdownHeaderTextSplitter",
+            package: "langchain-text-splitters 1.1.3",
+            unit: None,
+        })
     }
 
     fn params(&self) -> toml::Table {
