@@ -565,7 +565,8 @@ mod tests {
                 "llm_chaptering-v1",
                 "langchain.character",
                 "langchain.token",
-                "langchain.markdown"
+                "langchain.markdown",
+                "haystack.split"
             ]
         );
         let doc = engine

@@ -59,6 +59,17 @@ type Excuse = fn(&[String], &[String]) -> Option<&'static str>;
 /// to the framework's. Every difference must be explained; the share of
 /// identical cases is the caller's to check ([`at_least_95`]).
 fn parity(adapter: &str, extra: &[(&str, toml::Value)], excuse: Excuse) -> Stats {
+    parity_of(adapter, extra, excuse, &[])
+}
+
+/// [`parity`] leaving out the cases of the `not_built` settings (each must
+/// exist in the fixture: a renamed setting fails here, not silently).
+fn parity_of(
+    adapter: &str,
+    extra: &[(&str, toml::Value)],
+    excuse: Excuse,
+    not_built: &[&str],
+) -> Stats {
     let path = fixtures().join(format!("adapters/{adapter}.json"));
     let data: Value = serde_json::from_slice(
         &std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
@@ -70,7 +81,18 @@ fn parity(adapter: &str, extra: &[(&str, toml::Value)], excuse: Excuse) -> Stats
     let (mut content, mut same_content) = (0, 0);
     let mut failures = Vec::new();
     let mut metadata_checked = 0;
+    for name in not_built {
+        assert!(
+            settings.iter().any(|s| s["name"] == *name),
+            "{adapter}: no setting {name} in the fixture"
+        );
+    }
+    let mut left_out = 0;
     for case in data["cases"].as_array().cloned().unwrap_or_default() {
+        if not_built.iter().any(|n| case["settings"] == *n) {
+            left_out += 1;
+            continue;
+        }
         let doc = docs
             .iter()
             .find(|d| d["name"] == case["document"])
@@ -162,6 +184,12 @@ fn parity(adapter: &str, extra: &[(&str, toml::Value)], excuse: Excuse) -> Stats
         100.0 * same as f64 / total.max(1) as f64,
         100.0 * same_content as f64 / content.max(1) as f64
     );
+    if left_out > 0 {
+        println!(
+            "{adapter}: {left_out} cases of settings not built yet ({}) left out",
+            not_built.join(", ")
+        );
+    }
     if adapter == "langchain.markdown" {
         println!("{adapter}: header metadata equal on {metadata_checked} chunks");
         assert!(metadata_checked > 100, "{adapter}: metadata compared");
@@ -282,4 +310,15 @@ fn langchain_markdown_matches_langchain_text_for_text() {
     parity("langchain.markdown", &[], |o, t| {
         code_indentation(o, t).or_else(|| headers_alone(o, t))
     });
+}
+
+#[test]
+fn haystack_split_matches_haystack_text_for_text() {
+    // Sentence splitting (NLTK's trained Punkt) is not built yet.
+    at_least_95(&parity_of(
+        "haystack.split",
+        &[],
+        whitespace_only,
+        &["word_sentence_boundary", "sentence"],
+    ));
 }

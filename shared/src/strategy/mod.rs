@@ -65,6 +65,7 @@ builtin_strategies! {
     langchain_character::LangchainCharacter,
     langchain_token::LangchainToken,
     langchain_markdown::LangchainMarkdown,
+    haystack_split::HaystackSplit,
 }
 
 /// Strategies by name, in registration order.
