@@ -15,6 +15,7 @@ pub mod params;
 
 pub mod chunker;
 pub mod limits;
+pub mod unstructured_by_title;
 
 use std::sync::Arc;
 
