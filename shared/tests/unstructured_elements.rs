@@ -175,3 +175,54 @@ fn chunk_by_title_over_the_recorded_elements() {
     assert!(failures.is_empty(), "{} cases differ", failures.len());
     let _ = fixtures_dir();
 }
+
+#[test]
+fn partition_md_against_the_recorded_elements() {
+    let data = fixture();
+    let (mut same, mut total, mut elements) = (0, 0, 0);
+    let mut diffs = Vec::new();
+    for doc in data["documents"].as_array().cloned().unwrap_or_default() {
+        let name = doc["name"].as_str().unwrap_or_default();
+        let text =
+            std::fs::read_to_string(fixtures_dir().join(doc["path"].as_str().unwrap_or_default()))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let ours = shared::strategy::unstructured_by_title::partition::element_texts(&text);
+        let theirs: Vec<(String, String)> = data["elements"][name]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|e| {
+                (
+                    e["type"].as_str().unwrap_or_default().to_owned(),
+                    e["text"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect();
+        let ours: Vec<(String, String)> =
+            ours.into_iter().map(|(k, t)| (k.to_owned(), t)).collect();
+        elements += theirs.len();
+        total += 1;
+        if ours == theirs {
+            same += 1;
+        } else {
+            let at = ours
+                .iter()
+                .zip(&theirs)
+                .position(|(a, b)| a != b)
+                .unwrap_or(ours.len().min(theirs.len()));
+            diffs.push(format!(
+                "{name} ({} elements, theirs {}): element {at}\n  ours   {:?}\n  theirs {:?}",
+                ours.len(),
+                theirs.len(),
+                ours.get(at),
+                theirs.get(at)
+            ));
+        }
+    }
+    assert!(total == 22 && same > 0);
+    println!("partition_md: {same} of {total} documents give the recorded element list (types and texts; {elements} elements)");
+    for d in &diffs {
+        println!("{d}");
+    }
+}
