@@ -566,7 +566,8 @@ mod tests {
                 "langchain.character",
                 "langchain.token",
                 "langchain.markdown",
-                "haystack.split"
+                "haystack.split",
+                "unstructured.by_title"
             ]
         );
         let doc = engine

@@ -322,3 +322,8 @@ fn haystack_split_matches_haystack_text_for_text() {
         &["word_sentence_boundary", "sentence"],
     ));
 }
+
+#[test]
+fn unstructured_by_title_matches_unstructured_text_for_text() {
+    at_least_95(&parity("unstructured.by_title", &[], |_, _| None));
+}

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use shared::strategy::unstructured_by_title::chunking::{chunk_by_title, Element, Kind, Options};
+use shared::strategy::unstructured_by_title::element::{Row, Table};
 use shared::strategy::unstructured_by_title::stext::SText;
-use shared::strategy::unstructured_by_title::table::{Row, Table};
 
 fn fixture() -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

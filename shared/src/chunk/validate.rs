@@ -270,16 +270,23 @@ fn check_rendered(text: &str, c: &Chunk, chars: &CharIndex<'_>, at: &At, v: &mut
     let Some((bs, be)) = own_span(text, c, chars, at, v) else {
         return;
     };
-    if c.overlap_prefix_chars != 0 || c.closing_suffix_chars != 0 {
-        v.push(format!("{at}: a rendered chunk carries a prefix or suffix"));
+    if c.closing_suffix_chars != 0 {
+        v.push(format!("{at}: a rendered chunk carries a suffix"));
     }
-    let mut own = text[bs..be].chars().filter(|c| !c.is_whitespace());
-    if !c
+    // An overlap prefix is drawn from the text before the own span.
+    let split = c
         .chunk_text
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .all(|x| own.any(|y| y == x))
-    {
+        .char_indices()
+        .nth(c.overlap_prefix_chars as usize)
+        .map_or(c.chunk_text.len(), |(i, _)| i);
+    let (head, rest) = c.chunk_text.split_at(split);
+    let drawn = |t: &str, from: &str| {
+        let mut src = from.chars().filter(|c| !c.is_whitespace());
+        t.chars()
+            .filter(|c| !c.is_whitespace())
+            .all(|x| src.any(|y| y == x))
+    };
+    if !drawn(rest, &text[bs..be]) || !drawn(head, &text[..bs]) {
         v.push(format!(
             "{at}: chunk text holds characters its own span does not, or not in order"
         ));

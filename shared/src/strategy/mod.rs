@@ -15,7 +15,6 @@ pub mod params;
 
 pub mod chunker;
 pub mod limits;
-pub mod unstructured_by_title;
 
 use std::sync::Arc;
 
@@ -67,6 +66,7 @@ builtin_strategies! {
     langchain_token::LangchainToken,
     langchain_markdown::LangchainMarkdown,
     haystack_split::HaystackSplit,
+    unstructured_by_title::UnstructuredByTitle,
 }
 
 /// Strategies by name, in registration order.

@@ -331,16 +331,20 @@ pub fn check_group(
         // Markdown header splitter) keeps the span's non-whitespace
         // characters in order, leaving some out, and adds no others.
         if !profile.rules().verbatim_text {
-            if c.overlap_prefix_chars != 0 || c.closing_suffix_chars != 0 {
-                v.push(format!("{at}: a rendered chunk with a prefix or suffix"));
+            if c.closing_suffix_chars != 0 {
+                v.push(format!("{at}: a rendered chunk with a suffix"));
             }
-            let mut src = own.chars().filter(|c| !c.is_whitespace());
-            let ok = c
-                .chunk_text
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .all(|x| src.any(|y| y == x));
-            if !ok {
+            // An overlap prefix is drawn from the text before the own span.
+            let split = prefix_len_bytes(&c.chunk_text, c.overlap_prefix_chars as usize)
+                .unwrap_or(c.chunk_text.len());
+            let (pre, rest) = c.chunk_text.split_at(split);
+            let drawn = |t: &str, from: &str| {
+                let mut src = from.chars().filter(|c| !c.is_whitespace());
+                t.chars()
+                    .filter(|c| !c.is_whitespace())
+                    .all(|x| src.any(|y| y == x))
+            };
+            if !drawn(rest, own) || !drawn(pre, &normalized[..bs]) {
                 v.push(format!(
                     "{at}: chunk_text {:?} is not drawn from its own span {:?}",
                     head(&c.chunk_text, 40),

@@ -10,6 +10,11 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use super::blockre::{
+    py_strip_nl,
+    detab, hash_header, hr_line, list_marker, loose_detab, py_strip, quote_line, reference, TAB,
+};
+
 /// A node's tag.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tag {
@@ -49,7 +54,7 @@ pub struct Node {
 }
 
 impl Node {
-    fn new(tag: Tag) -> Self {
+    pub(super) fn new(tag: Tag) -> Self {
         Node {
             tag,
             text: String::new(),
@@ -57,157 +62,18 @@ impl Node {
             children: Vec::new(),
         }
     }
-    fn is_list(&self) -> bool {
+    pub(super) fn is_list(&self) -> bool {
         matches!(self.tag, Tag::Ul | Tag::Ol)
     }
-}
-
-const TAB: usize = 4;
-
-fn py_strip(s: &str) -> &str {
-    s.trim_matches(super::stext::py_isspace)
 }
 
 /// The parser: its state stack and the reference definitions.
 #[derive(Debug)]
 pub struct Parser {
-    state: Vec<&'static str>,
+    pub(super) state: Vec<&'static str>,
     /// `md.references`: id -> url.
     pub references: HashMap<String, String>,
     depth: usize,
-}
-
-/// `^[ ]{0,n}`: the count of leading spaces when at most `n`.
-fn lead(s: &str, n: usize) -> Option<usize> {
-    let k = s.bytes().take_while(|&b| b == b' ').count();
-    (k <= n).then_some(k)
-}
-
-/// `[ ]{0,3}(\d+\.|[*+-])[ ]+(.*)` at the start of `line` (`lo..=hi`
-/// leading spaces): (is ordered, content).
-fn list_marker(line: &str, lo: usize, hi: usize, ol: bool, ul: bool) -> Option<(bool, &str)> {
-    let k = line.bytes().take_while(|&b| b == b' ').count();
-    if k < lo || k > hi {
-        return None;
-    }
-    let rest = &line[k..];
-    let (ordered, after) = if ul && matches!(rest.as_bytes().first(), Some(b'*' | b'+' | b'-')) {
-        (false, &rest[1..])
-    } else {
-        let d = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if !ol || d == 0 || rest.as_bytes().get(d) != Some(&b'.') {
-            return None;
-        }
-        (true, &rest[d + 1..])
-    };
-    let sp = after.bytes().take_while(|&b| b == b' ').count();
-    (sp > 0).then(|| (ordered, &after[sp..]))
-}
-
-fn hr_line(line: &str) -> bool {
-    let Some(k) = lead(line, 3) else { return false };
-    let rest = &line[k..];
-    let Some(c) = rest.chars().next().filter(|c| matches!(c, '-' | '_' | '*')) else {
-        return false;
-    };
-    let b = rest.as_bytes();
-    let (mut i, mut count) = (0, 0);
-    while i < b.len() && b[i] == c as u8 {
-        while i < b.len() && b[i] == c as u8 {
-            i += 1;
-            count += 1;
-        }
-        let sp = b[i..].iter().take(2).take_while(|&&x| x == b' ').count();
-        if b.get(i + sp) == Some(&(c as u8)) {
-            i += sp;
-        } else {
-            break;
-        }
-    }
-    count >= 3 && rest[i..].bytes().all(|x| x == b' ')
-}
-
-/// `HashHeaderProcessor.RE.search`: (start, end, level, header).
-fn hash_header(block: &str) -> Option<(usize, usize, u8, String)> {
-    let mut start = 0;
-    loop {
-        let line_end = block[start..].find('\n').map_or(block.len(), |i| start + i);
-        let line = &block[start..line_end];
-        let level = line.bytes().take_while(|&b| b == b'#').count().min(6);
-        if level > 0 {
-            let mut h = &line[level..];
-            if !h.trim_end_matches('#').ends_with('\\') {
-                h = h.trim_end_matches('#');
-            }
-            let end = if line_end < block.len() {
-                line_end + 1
-            } else {
-                line_end
-            };
-            return Some((start, end, level as u8, py_strip(h).to_owned()));
-        }
-        if line_end >= block.len() {
-            return None;
-        }
-        start = line_end + 1;
-    }
-}
-
-/// `BlockQuoteProcessor.RE`: `(^|\n)[ ]{0,3}>[ ]?(.*)` on one line.
-fn quote_line(line: &str) -> Option<&str> {
-    let k = lead(line, 3)?;
-    let rest = line[k..].strip_prefix('>')?;
-    Some(rest.strip_prefix(' ').unwrap_or(rest))
-}
-
-fn detab(text: &str) -> (String, String) {
-    let lines: Vec<&str> = text.split('\n').collect();
-    let mut out = Vec::new();
-    for l in &lines {
-        if l.starts_with("    ") {
-            out.push(l[TAB..].to_owned());
-        } else if py_strip(l).is_empty() {
-            out.push(String::new());
-        } else {
-            break;
-        }
-    }
-    let n = out.len();
-    (out.join("\n"), lines[n..].join("\n"))
-}
-
-fn loose_detab(text: &str, level: usize) -> String {
-    let pad = " ".repeat(TAB * level);
-    text.split('\n')
-        .map(|l| l.strip_prefix(pad.as_str()).unwrap_or(l))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// A reference definition line: `[id]: url ["title"]`.
-fn reference(line: &str) -> Option<(String, String)> {
-    let k = lead(line, 3)?;
-    let rest = line[k..].strip_prefix('[')?;
-    let close = rest.find(']')?;
-    let id = &rest[..close];
-    if id.contains('[') {
-        return None;
-    }
-    let after = rest[close + 1..].strip_prefix(':')?.trim_start_matches(' ');
-    let url_end = after.find(super::stext::py_isspace).unwrap_or(after.len());
-    let url = &after[..url_end];
-    let tail = after[url_end..].trim_matches(' ');
-    let titled = tail.is_empty()
-        || (tail.len() >= 2
-            && ((tail.starts_with('"') && tail.ends_with('"'))
-                || (tail.starts_with('\'') && tail.ends_with('\''))
-                || (tail.starts_with('(') && tail.ends_with(')'))));
-    (!url.is_empty() && titled).then(|| {
-        (
-            py_strip(id).to_lowercase(),
-            url.trim_start_matches('<').trim_end_matches('>').to_owned(),
-        )
-    })
 }
 
 impl Parser {
@@ -220,7 +86,7 @@ impl Parser {
         }
     }
 
-    fn is(&self, s: &str) -> bool {
+    pub(super) fn is(&self, s: &str) -> bool {
         self.state.last() == Some(&s)
     }
 
@@ -231,11 +97,11 @@ impl Parser {
         root
     }
 
-    fn parse_chunk(&mut self, parent: &mut Node, text: &str) {
+    pub(super) fn parse_chunk(&mut self, parent: &mut Node, text: &str) {
         self.parse_blocks(parent, text.split("\n\n").map(str::to_owned).collect());
     }
 
-    fn parse_blocks(&mut self, parent: &mut Node, mut blocks: VecDeque<String>) {
+    pub(super) fn parse_blocks(&mut self, parent: &mut Node, mut blocks: VecDeque<String>) {
         self.depth += 1;
         while let Some(block) = blocks.front().cloned() {
             if self.depth > 100 {
@@ -374,25 +240,23 @@ impl Parser {
             self.state.pop();
             return;
         }
-        if let Some(start) = lines.iter().position(|l| reference(l).is_some()) {
-            let mut end = start;
-            while end < lines.len() {
-                match reference(lines[end]) {
-                    Some((id, url)) => {
-                        self.references.insert(id, url);
-                        end += 1;
-                    }
-                    None => break,
+        if let Some((start, mut end, id, url)) = reference(block, 0) {
+            self.references.insert(id, url);
+            let mut from = end;
+            while let Some((s, e, id, url)) = reference(block, from) {
+                if py_strip_nl(&block[end..s]) || block[s..e].contains('\n') {
+                    break;
                 }
+                self.references.insert(id, url);
+                end = e;
+                from = e;
             }
             blocks.pop_front();
-            let after = lines[end..].join("\n");
-            if !py_strip(&after).is_empty() {
-                blocks.push_front(after.trim_start_matches('\n').to_owned());
+            if !py_strip(&block[end..]).is_empty() {
+                blocks.push_front(block[end..].trim_start_matches('\n').to_owned());
             }
-            let before = lines[..start].join("\n");
-            if !py_strip(&before).is_empty() {
-                blocks.push_front(before.trim_end_matches('\n').to_owned());
+            if !py_strip(&block[..start]).is_empty() {
+                blocks.push_front(block[..start].trim_end_matches('\n').to_owned());
             }
             return;
         }
@@ -421,137 +285,6 @@ impl Parser {
                 .to_owned();
             parent.children.push(p);
         }
-    }
-
-    /// `OListProcessor.run` / `UListProcessor.run`.
-    fn list(&mut self, parent: &mut Node, block: &str, ordered: bool) {
-        let mut items: Vec<String> = Vec::new();
-        for line in block.split('\n') {
-            if let Some((_, content)) = list_marker(line, 0, TAB - 1, true, true) {
-                items.push(content.to_owned());
-            } else if list_marker(line, TAB, 2 * TAB - 1, true, true).is_some() {
-                match items.last_mut() {
-                    Some(last) if last.starts_with("    ") => *last = format!("{last}\n{line}"),
-                    _ => items.push(line.to_owned()),
-                }
-            } else if let Some(last) = items.last_mut() {
-                *last = format!("{last}\n{line}");
-            }
-        }
-        let sibling_is_list = parent.children.last().is_some_and(Node::is_list);
-        let lst: &mut Node = if sibling_is_list {
-            let Some(lst) = parent.children.last_mut() else {
-                return;
-            };
-            if let Some(last) = lst.children.last_mut() {
-                if !last.text.is_empty() {
-                    let mut p = Node::new(Tag::P);
-                    p.text = std::mem::take(&mut last.text);
-                    last.children.insert(0, p);
-                }
-                if let Some(lch) = last.children.last_mut().filter(|c| !c.tail.is_empty()) {
-                    let mut p = Node::new(Tag::P);
-                    p.text = lch
-                        .tail
-                        .trim_start_matches(super::stext::py_isspace)
-                        .to_owned();
-                    lch.tail.clear();
-                    last.children.push(p);
-                }
-            }
-            lst.children.push(Node::new(Tag::Li));
-            self.state.push("looselist");
-            if !items.is_empty() {
-                let first = items.remove(0);
-                if let Some(li) = lst.children.last_mut() {
-                    self.parse_blocks(li, VecDeque::from([first]));
-                }
-            }
-            self.state.pop();
-            lst
-        } else if parent.is_list() {
-            parent
-        } else {
-            parent
-                .children
-                .push(Node::new(if ordered { Tag::Ol } else { Tag::Ul }));
-            match parent.children.last_mut() {
-                Some(l) => l,
-                None => return,
-            }
-        };
-        self.state.push("list");
-        for item in items {
-            if item.starts_with("    ") && !lst.children.is_empty() {
-                if let Some(li) = lst.children.last_mut() {
-                    self.parse_blocks(li, VecDeque::from([item]));
-                }
-            } else {
-                lst.children.push(Node::new(Tag::Li));
-                if let Some(li) = lst.children.last_mut() {
-                    self.parse_blocks(li, VecDeque::from([item]));
-                }
-            }
-        }
-        self.state.pop();
-    }
-
-    /// `ListIndentProcessor.run`.
-    fn list_indent(&mut self, parent: &mut Node, block: &str) {
-        let indent = block.bytes().take_while(|&b| b == b' ').count() / TAB;
-        let mut level = usize::from(self.is("list"));
-        // get_level: walk down the last children.
-        let mut path: Vec<usize> = Vec::new();
-        {
-            let mut node: &Node = parent;
-            while indent > level {
-                match node.children.last() {
-                    Some(c) if c.is_list() || c.tag == Tag::Li => {
-                        if c.is_list() {
-                            level += 1;
-                        }
-                        path.push(node.children.len() - 1);
-                        node = c;
-                    }
-                    _ => break,
-                }
-            }
-        }
-        let block = loose_detab(block, level);
-        self.state.push("detabbed");
-        if parent.tag == Tag::Li {
-            if parent.children.last().is_some_and(Node::is_list) {
-                if let Some(l) = parent.children.last_mut() {
-                    self.parse_blocks(l, VecDeque::from([block]));
-                }
-            } else {
-                self.parse_blocks(parent, VecDeque::from([block]));
-            }
-            self.state.pop();
-            return;
-        }
-        let mut sibling: &mut Node = parent;
-        for &i in &path {
-            sibling = &mut sibling.children[i];
-        }
-        if sibling.tag == Tag::Li {
-            self.parse_blocks(sibling, VecDeque::from([block]));
-        } else if sibling.children.last().is_some_and(|c| c.tag == Tag::Li) {
-            if let Some(li) = sibling.children.last_mut() {
-                if !li.text.is_empty() {
-                    let mut p = Node::new(Tag::P);
-                    p.text = std::mem::take(&mut li.text);
-                    li.children.insert(0, p);
-                }
-                self.parse_chunk(li, &block);
-            }
-        } else {
-            sibling.children.push(Node::new(Tag::Li));
-            if let Some(li) = sibling.children.last_mut() {
-                self.parse_blocks(li, VecDeque::from([block]));
-            }
-        }
-        self.state.pop();
     }
 }
 

@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 
+use super::links::{attr, bracket_text, html_tag_end, paren_link, prev_char, ref_id};
 use super::stext::py_isspace;
 
 /// What the inline markup of a block becomes.
@@ -51,106 +52,6 @@ struct Inline<'a> {
 
 fn ph(i: usize) -> String {
     format!("\u{2}{i}\u{3}")
-}
-
-fn prev_char(s: &str, i: usize) -> Option<char> {
-    s[..i].chars().next_back()
-}
-
-/// `[...]` from `i` (just after the `[`): the text and the index after `]`.
-fn bracket_text(s: &str, i: usize) -> Option<(String, usize)> {
-    let mut depth = 1;
-    for (k, c) in s[i..].char_indices() {
-        match c {
-            ']' => depth -= 1,
-            '[' => depth += 1,
-            _ => {}
-        }
-        if depth == 0 {
-            return Some((s[i..i + k].to_owned(), i + k + 1));
-        }
-    }
-    None
-}
-
-/// `(url "title")` from `i`: the url and the index after `)`.
-fn paren_link(s: &str, i: usize) -> Option<(String, usize)> {
-    let rest = s.get(i..)?.strip_prefix('(')?;
-    let mut depth = 1;
-    let mut quote: Option<char> = None;
-    for (k, c) in rest.char_indices() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') if k > 0 => quote = Some(c),
-            (None, '(') => depth += 1,
-            (None, ')') => depth -= 1,
-            _ => {}
-        }
-        if depth == 0 {
-            let url = rest[..k]
-                .trim()
-                .split(py_isspace)
-                .next()
-                .unwrap_or("")
-                .to_owned();
-            return Some((url, i + 1 + k + 1));
-        }
-    }
-    // An unclosed quote: Python-Markdown's backtracking ends at the last ')'.
-    rest.rfind(')')
-        .map(|k| (rest[..k].trim().to_owned(), i + 1 + k + 1))
-}
-
-/// `\s?\[([^\]]*)\]` at `i`.
-fn ref_id(s: &str, i: usize) -> Option<(String, usize)> {
-    let mut j = i;
-    if let Some(c) = s[j..].chars().next().filter(|&c| py_isspace(c)) {
-        j += c.len_utf8();
-    }
-    let rest = s[j..].strip_prefix('[')?;
-    let close = rest.find(']')?;
-    Some((rest[..close].to_lowercase(), j + 1 + close + 1))
-}
-
-fn html_tag_end(s: &str, i: usize) -> Option<usize> {
-    let rest = &s[i..];
-    if let Some(r) = rest.strip_prefix("<!--") {
-        return r.find("-->").map(|k| i + 4 + k + 3);
-    }
-    let r = rest.strip_prefix('<')?;
-    let r2 = r.strip_prefix('/').unwrap_or(r);
-    if !r2.chars().next()?.is_ascii_alphabetic() {
-        return None;
-    }
-    let mut quote: Option<char> = None;
-    for (k, c) in r.char_indices() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '<' | '@') => return None,
-            (None, '>') => return Some(i + 1 + k + 1),
-            _ => {}
-        }
-    }
-    None
-}
-
-fn attr(tag: &str, name: &str) -> String {
-    let lower = tag.to_ascii_lowercase();
-    let Some(p) = lower.find(&format!("{name}=")) else {
-        return String::new();
-    };
-    let v = &tag[p + name.len() + 1..];
-    match v.chars().next() {
-        Some(q @ ('"' | '\'')) => v[1..].split(q).next().unwrap_or("").to_owned(),
-        _ => v
-            .split(|c: char| c.is_whitespace() || c == '>')
-            .next()
-            .unwrap_or("")
-            .to_owned(),
-    }
 }
 
 impl Inline<'_> {
@@ -365,7 +266,7 @@ impl Inline<'_> {
         let mut from = 0;
         while p < PATTERNS {
             if p == 13 {
-                s = self.emphasis(&s);
+                s = super::emphasis::emphasis(&s, || self.stash(Node::Tag));
                 break;
             }
             match self.find(p, &s, from) {
@@ -386,91 +287,6 @@ impl Inline<'_> {
             }
         }
         s
-    }
-
-    /// `*` and `_` runs paired as openers and closers (the flanking rules
-    /// of Python-Markdown's `Delimiter` patterns, CommonMark's stack).
-    fn emphasis(&mut self, s: &str) -> String {
-        let chars: Vec<char> = s.chars().collect();
-        // (char index, length, char, can open, can close)
-        let mut runs: Vec<(usize, usize, char, bool, bool)> = Vec::new();
-        let mut i = 0;
-        while i < chars.len() {
-            let c = chars[i];
-            if c != '*' && c != '_' {
-                i += 1;
-                continue;
-            }
-            let n = chars[i..].iter().take_while(|&&x| x == c).count();
-            let before = i.checked_sub(1).map(|k| chars[k]);
-            let after = chars.get(i + n).copied();
-            let word = |x: Option<char>| x.is_some_and(|x| x.is_alphanumeric() || x == '_');
-            let space = |x: Option<char>| x.is_none_or(py_isspace);
-            let (open, close) = if c == '*' {
-                (!space(after), before.is_some_and(|b| !py_isspace(b)))
-            } else {
-                (
-                    !space(after) && !word(before),
-                    before.is_some_and(|b| !py_isspace(b)) && !word(after),
-                )
-            };
-            runs.push((i, n, c, open, close));
-            i += n;
-        }
-        // Remaining delimiter counts, and where boundaries go.
-        let mut left: Vec<usize> = runs.iter().map(|r| r.1).collect();
-        let mut cut = vec![false; chars.len()];
-        let mut bound = vec![false; chars.len() + 1];
-        let mut stack: Vec<usize> = Vec::new();
-        for k in 0..runs.len() {
-            let (_, _, c, open, close) = runs[k];
-            if close {
-                while left[k] > 0 {
-                    let Some(pos) = stack.iter().rposition(|&o| {
-                        runs[o].2 == c
-                            && left[o] > 0
-                            && !((runs[o].4 || open)
-                                && (runs[o].1 + runs[k].1) % 3 == 0
-                                && !(runs[o].1 % 3 == 0 && runs[k].1 % 3 == 0))
-                    }) else {
-                        break;
-                    };
-                    let o = stack[pos];
-                    let use_n = if left[o] >= 2 && left[k] >= 2 { 2 } else { 1 };
-                    let (os, cs) = (runs[o].0 + left[o] - use_n, runs[k].0 + runs[k].1 - left[k]);
-                    for x in os..os + use_n {
-                        cut[x] = true;
-                    }
-                    for x in cs..cs + use_n {
-                        cut[x] = true;
-                    }
-                    bound[os + use_n] = true;
-                    bound[cs] = true;
-                    left[o] -= use_n;
-                    left[k] -= use_n;
-                    stack.truncate(pos + 1);
-                    if left[o] == 0 {
-                        stack.pop();
-                    }
-                }
-            }
-            if open && left[k] > 0 {
-                stack.push(k);
-            }
-        }
-        let mut out = String::new();
-        for (x, &c) in chars.iter().enumerate() {
-            if bound[x] {
-                out.push_str(&self.stash(Node::Tag));
-            }
-            if !cut[x] {
-                out.push(c);
-            }
-        }
-        if bound[chars.len()] {
-            out.push_str(&self.stash(Node::Tag));
-        }
-        out
     }
 
     fn expand(&self, s: &str, out: &mut Vec<Tok>) {

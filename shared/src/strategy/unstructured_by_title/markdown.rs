@@ -127,6 +127,38 @@ fn fences(text: &str) -> (String, Vec<String>) {
     (text, code)
 }
 
+/// `HtmlBlockPreprocessor` for comments: a comment starting a line (after
+/// at most 3 spaces) and ending one is a raw block of its own (a
+/// placeholder paragraph that gives nothing).
+fn comments(text: &str, code: &mut Vec<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let found = rest.match_indices("<!--").find(|&(i, _)| {
+            let ls = rest[..i].rfind('\n').map_or(0, |k| k + 1);
+            i - ls <= 3 && rest[ls..i].bytes().all(|b| b == b' ')
+        });
+        let Some((i, _)) = found else { break };
+        let Some(close) = rest[i + 4..].find("-->").map(|k| i + 4 + k + 3) else { break };
+        let le = rest[close..].find('\n').map_or(rest.len(), |k| close + k);
+        if !rest[close..le].bytes().all(|b| b == b' ') {
+            out.push_str(&rest[..close]);
+            rest = &rest[close..];
+            continue;
+        }
+        let ls = rest[..i].rfind('\n').map_or(0, |k| k + 1);
+        out.push_str(&rest[..ls]);
+        if !out.is_empty() && !out.ends_with("\n\n") {
+            out.push('\n');
+        }
+        out.push_str(&format!("\u{2}wzxhzdk:{}\u{3}\n\n", code.len()));
+        code.push(String::new());
+        rest = rest[le..].strip_prefix('\n').unwrap_or(&rest[le..]);
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The parsed document: its block tree, fenced code blocks (by
 /// placeholder number) and reference definitions.
 #[derive(Debug)]
@@ -144,7 +176,8 @@ pub fn parse(source: &str) -> Option<Parsed> {
     if source.trim_matches(super::stext::py_isspace).is_empty() {
         return None;
     }
-    let (text, code) = fences(&normalize(source));
+    let (text, mut code) = fences(&normalize(source));
+    let text = comments(&text, &mut code);
     let mut parser = Parser::new();
     let root = parser.parse_document(&text);
     Some(Parsed {

@@ -18,7 +18,8 @@ use super::chunking::{Element, Kind};
 use super::inline::{inline, Tok};
 use super::markdown::{parse, Parsed};
 use super::stext::{py_isspace, SChar, SText};
-use super::table::{html_escape, Row, Table};
+use super::element::{Row, Table};
+use super::table::html_escape;
 
 /// An element before its characters are traced.
 struct Raw {
@@ -171,7 +172,7 @@ impl Walk<'_> {
             }
             Tag::P => self.text(&n.text, None, 0),
             Tag::H(l) => self.text(&n.text, Some(Kind::Title), usize::from(*l) - 1),
-            Tag::Pre => self.code(&n.text),
+            Tag::Pre => self.code(&format!("{}\n", n.text.trim_end_matches(py_isspace))),
             Tag::Hr => {}
             Tag::Li => {
                 let sole = match n.children.as_slice() {

@@ -7,26 +7,9 @@
 //! (`_should_repeat_headers`). Without HTML (or under 50 characters) the
 //! table text is split like any text.
 
-use super::chunking::{split_text, ChunkKind, Element, Options};
+use super::element::{split_text, ChunkKind, Element, Options, Row, Table};
 use super::stext::{py_isspace, SText};
 
-/// A `<tr>`: its normalized cell texts.
-#[derive(Debug, Clone, Default)]
-pub struct Row {
-    /// A `<thead>` row.
-    pub header: bool,
-    /// Each cell's text, whitespace collapsed (may be empty).
-    pub cells: Vec<SText>,
-}
-
-/// A table's structure (`metadata.text_as_html`).
-#[derive(Debug, Clone, Default)]
-pub struct Table {
-    /// Rows in order, header rows first.
-    pub rows: Vec<Row>,
-    /// `text_as_html` as partitioning made it.
-    pub source_html: String,
-}
 
 /// lxml's text escaping.
 fn lxml_escape(s: &str) -> String {
@@ -183,7 +166,7 @@ impl<'a> Splitter<'a> {
                         + 9
                 })
                 .sum::<usize>();
-        longest <= (max + 1) / 2
+        longest <= max.div_ceil(2)
             && self.header_text.len() <= 3 * max / 4
             && html_len <= 4 * max
             && !self.would_starve()
@@ -318,7 +301,7 @@ impl<'a> Splitter<'a> {
         let mut empties = 0usize;
         let will_fit = |text: &SText, empties: usize, c: &SText| {
             if c.is_empty() {
-                text.len() + empties + 1 <= maxlen
+                text.len() + empties < maxlen
             } else {
                 let extra = if text.is_empty() { 0 } else { 1 };
                 text.len() + extra + c.len() + empties <= maxlen

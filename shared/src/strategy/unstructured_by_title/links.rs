@@ -1,0 +1,105 @@
+//! The bracket, parenthesis, tag and attribute scanners of Python-Markdown's
+//! link, reference, image and raw-HTML inline patterns.
+
+use super::stext::py_isspace;
+
+pub(super) fn prev_char(s: &str, i: usize) -> Option<char> {
+    s[..i].chars().next_back()
+}
+
+/// `[...]` from `i` (just after the `[`): the text and the index after `]`.
+pub(super) fn bracket_text(s: &str, i: usize) -> Option<(String, usize)> {
+    let mut depth = 1;
+    for (k, c) in s[i..].char_indices() {
+        match c {
+            ']' => depth -= 1,
+            '[' => depth += 1,
+            _ => {}
+        }
+        if depth == 0 {
+            return Some((s[i..i + k].to_owned(), i + k + 1));
+        }
+    }
+    None
+}
+
+/// `(url "title")` from `i`: the url and the index after `)`.
+pub(super) fn paren_link(s: &str, i: usize) -> Option<(String, usize)> {
+    let rest = s.get(i..)?.strip_prefix('(')?;
+    let mut depth = 1;
+    let mut quote: Option<char> = None;
+    for (k, c) in rest.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') if k > 0 => quote = Some(c),
+            (None, '(') => depth += 1,
+            (None, ')') => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            let url = rest[..k]
+                .trim()
+                .split(py_isspace)
+                .next()
+                .unwrap_or("")
+                .to_owned();
+            return Some((url, i + 1 + k + 1));
+        }
+    }
+    // An unclosed quote: Python-Markdown's backtracking ends at the last ')'.
+    rest.rfind(')')
+        .map(|k| (rest[..k].trim().to_owned(), i + 1 + k + 1))
+}
+
+/// `\s?\[([^\]]*)\]` at `i`.
+pub(super) fn ref_id(s: &str, i: usize) -> Option<(String, usize)> {
+    let mut j = i;
+    if let Some(c) = s[j..].chars().next().filter(|&c| py_isspace(c)) {
+        j += c.len_utf8();
+    }
+    let rest = s[j..].strip_prefix('[')?;
+    let close = rest.find(']')?;
+    Some((rest[..close].to_lowercase(), j + 1 + close + 1))
+}
+
+pub(super) fn html_tag_end(s: &str, i: usize) -> Option<usize> {
+    let rest = &s[i..];
+    if let Some(r) = rest.strip_prefix("<!--") {
+        return r.find("-->").map(|k| i + 4 + k + 3);
+    }
+    let r = rest.strip_prefix('<')?;
+    let r2 = r.strip_prefix('/').unwrap_or(r);
+    if !r2.chars().next()?.is_ascii_alphabetic() {
+        return None;
+    }
+    let mut quote: Option<char> = None;
+    for (k, c) in r.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '<' | '@') => return None,
+            (None, '>') => return Some(i + 1 + k + 1),
+            _ => {}
+        }
+    }
+    None
+}
+
+pub(super) fn attr(tag: &str, name: &str) -> String {
+    let lower = tag.to_ascii_lowercase();
+    let Some(p) = lower.find(&format!("{name}=")) else {
+        return String::new();
+    };
+    let v = &tag[p + name.len() + 1..];
+    match v.chars().next() {
+        Some(q @ ('"' | '\'')) => v[1..].split(q).next().unwrap_or("").to_owned(),
+        _ => v
+            .split(|c: char| c.is_whitespace() || c == '>')
+            .next()
+            .unwrap_or("")
+            .to_owned(),
+    }
+}
+
