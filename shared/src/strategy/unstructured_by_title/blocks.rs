@@ -9,6 +9,7 @@
 //! [`super::markdown`]).
 
 use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
 
 use super::blockre::{
     py_strip_nl,
@@ -67,12 +68,52 @@ impl Node {
     }
 }
 
+/// A block: `rc[start..end]` (a suffix of a block shares its text).
+#[derive(Debug, Clone)]
+pub(super) struct Blk {
+    rc: Rc<str>,
+    start: usize,
+    end: usize,
+}
+
+impl Blk {
+    /// A block of its own text.
+    pub(super) fn owned(s: String) -> Self {
+        let end = s.len();
+        Blk { rc: Rc::from(s), start: 0, end }
+    }
+
+    fn text(&self) -> &str {
+        &self.rc[self.start..self.end]
+    }
+
+    /// `block[k..]`.
+    fn suffix(&self, k: usize) -> Self {
+        Blk { rc: self.rc.clone(), start: self.start + k, end: self.end }
+    }
+}
+
+/// The blocks left to parse.
+pub(super) type Blocks = VecDeque<Blk>;
+
+/// The (start, end) byte offsets of each line of `s`.
+fn line_spans(s: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut start = 0;
+    s.split('\n').map(move |l| {
+        let span = (start, start + l.len());
+        start += l.len() + 1;
+        span
+    })
+}
+
 /// The parser: its state stack and the reference definitions.
 #[derive(Debug)]
 pub struct Parser {
     pub(super) state: Vec<&'static str>,
     /// `md.references`: id -> url.
     pub references: HashMap<String, String>,
+    /// (text, end), where the search started, the header line found.
+    header_memo: Option<((usize, usize), usize, Option<usize>)>,
     depth: usize,
 }
 
@@ -82,8 +123,29 @@ impl Parser {
         Parser {
             state: Vec::new(),
             references: HashMap::new(),
+            header_memo: None,
             depth: 0,
         }
+    }
+
+    /// `HashHeaderProcessor.RE.search(block)`, remembering where the next
+    /// header line of a shared text is, so that a long block of many lines
+    /// is not searched again for each line it loses.
+    fn hash_header(&mut self, b: &Blk) -> Option<(usize, usize, u8, String)> {
+        let key = (Rc::as_ptr(&b.rc) as *const u8 as usize, b.end);
+        let mut from = b.start;
+        if let Some((k, searched, found)) = self.header_memo {
+            if k == key && searched <= b.start && found.is_none_or(|f| f >= b.start) {
+                match found {
+                    None => return None,
+                    Some(f) => from = f,
+                }
+            }
+        }
+        let skip = from - b.start;
+        let found = hash_header(&b.rc[from..b.end]).map(|(s, e, l, h)| (s + skip, e + skip, l, h));
+        self.header_memo = Some((key, b.start, found.as_ref().map(|f| b.start + f.0)));
+        found
     }
 
     pub(super) fn is(&self, s: &str) -> bool {
@@ -98,31 +160,37 @@ impl Parser {
     }
 
     pub(super) fn parse_chunk(&mut self, parent: &mut Node, text: &str) {
-        self.parse_blocks(parent, text.split("\n\n").map(str::to_owned).collect());
+        let rc: Rc<str> = Rc::from(text);
+        let mut blocks = Blocks::new();
+        let mut start = 0;
+        for b in text.split("\n\n") {
+            blocks.push_back(Blk { rc: rc.clone(), start, end: start + b.len() });
+            start += b.len() + 2;
+        }
+        self.parse_blocks(parent, blocks);
     }
 
-    pub(super) fn parse_blocks(&mut self, parent: &mut Node, mut blocks: VecDeque<String>) {
+    pub(super) fn parse_blocks(&mut self, parent: &mut Node, mut blocks: Blocks) {
         self.depth += 1;
-        while let Some(block) = blocks.front().cloned() {
+        while let Some(b) = blocks.pop_front() {
             if self.depth > 100 {
-                blocks.pop_front();
                 let mut p = Node::new(Tag::P);
-                p.text = block;
+                p.text = b.text().to_owned();
                 parent.children.push(p);
                 continue;
             }
-            self.run_one(parent, &mut blocks, &block);
+            self.run_one(parent, &mut blocks, &b);
         }
         self.depth -= 1;
     }
 
-    fn run_one(&mut self, parent: &mut Node, blocks: &mut VecDeque<String>, block: &str) {
+    fn run_one(&mut self, parent: &mut Node, blocks: &mut Blocks, b: &Blk) {
+        let block = b.text();
         // Empty.
         if block.is_empty() || block.starts_with('\n') {
-            blocks.pop_front();
             let filler = if block.is_empty() { "\n\n" } else { "\n" };
             if block.len() > 1 {
-                blocks.push_front(block[1..].to_owned());
+                blocks.push_front(b.suffix(1));
             }
             if let Some(pre) = parent.children.last_mut().filter(|s| s.tag == Tag::Pre) {
                 pre.text.push_str(filler);
@@ -135,13 +203,11 @@ impl Parser {
             && !self.is("detabbed")
             && (parent.tag == Tag::Li || parent.children.last().is_some_and(Node::is_list))
         {
-            blocks.pop_front();
             self.list_indent(parent, block);
             return;
         }
         // Indented code.
         if indented {
-            blocks.pop_front();
             let (code, rest) = detab(block);
             let code = code.trim_end_matches(super::stext::py_isspace);
             match parent.children.last_mut().filter(|s| s.tag == Tag::Pre) {
@@ -153,75 +219,70 @@ impl Parser {
                 }
             }
             if !rest.is_empty() {
-                blocks.push_front(rest);
+                blocks.push_front(Blk::owned(rest));
             }
             return;
         }
         if let Some(t) = super::mdtable::parse(block) {
-            blocks.pop_front();
             parent.children.push(Node::new(Tag::Table(t.0, t.1)));
             return;
         }
-        if let Some((s, e, level, header)) = hash_header(block) {
-            blocks.pop_front();
-            let (before, mut after) = (&block[..s], block[e..].to_owned());
+        if let Some((s, e, level, header)) = self.hash_header(b) {
+            let before = &block[..s];
             if !before.is_empty() {
-                self.parse_blocks(parent, VecDeque::from([before.to_owned()]));
+                self.parse_blocks(parent, Blocks::from([Blk::owned(before.to_owned())]));
             }
             let mut h = Node::new(Tag::H(level));
             h.text = header;
             parent.children.push(h);
-            if !after.is_empty() {
+            if e < block.len() {
                 if self.is("looselist") {
-                    after = loose_detab(&after, 1);
+                    blocks.push_front(Blk::owned(loose_detab(&block[e..], 1)));
+                } else {
+                    blocks.push_front(b.suffix(e));
                 }
-                blocks.push_front(after);
             }
             return;
         }
-        let lines: Vec<&str> = block.split('\n').collect();
-        if lines.len() > 1 {
-            let u = lines[1].trim_end_matches(' ');
+        let mut two = block.splitn(3, '\n');
+        let (l0, l1) = (two.next().unwrap_or(""), two.next());
+        if let Some(l1) = l1 {
+            let u = l1.trim_end_matches(' ');
             if !u.is_empty() && (u.bytes().all(|b| b == b'=') || u.bytes().all(|b| b == b'-')) {
-                blocks.pop_front();
                 let mut h = Node::new(Tag::H(if u.starts_with('=') { 1 } else { 2 }));
-                h.text = py_strip(lines[0]).to_owned();
+                h.text = py_strip(l0).to_owned();
                 parent.children.push(h);
-                if lines.len() > 2 {
-                    blocks.push_front(lines[2..].join("\n"));
+                if two.next().is_some() {
+                    blocks.push_front(b.suffix(l0.len() + l1.len() + 2));
                 }
                 return;
             }
         }
-        if let Some(i) = lines.iter().position(|l| hr_line(l)) {
-            blocks.pop_front();
-            let pre = lines[..i].join("\n");
-            let pre = pre.trim_end_matches('\n');
+        if let Some((ls, le)) = line_spans(block).find(|&(s, e)| hr_line(&block[s..e])) {
+            let pre = block[..ls].trim_end_matches('\n');
             if !pre.is_empty() {
-                self.parse_blocks(parent, VecDeque::from([pre.to_owned()]));
+                self.parse_blocks(parent, Blocks::from([Blk::owned(pre.to_owned())]));
             }
             parent.children.push(Node::new(Tag::Hr));
-            let post = lines[i + 1..].join("\n");
-            let post = post.trim_start_matches('\n');
-            if !post.is_empty() {
-                blocks.push_front(post.to_owned());
+            let post = &block[le..];
+            let skip = post.len() - post.trim_start_matches('\n').len();
+            if le + skip < block.len() {
+                blocks.push_front(b.suffix(le + skip));
             }
             return;
         }
         for ordered in [true, false] {
-            if list_marker(lines[0], 0, TAB - 1, ordered, !ordered).is_some() {
-                blocks.pop_front();
-                self.list(parent, block, ordered);
+            if list_marker(l0, 0, TAB - 1, ordered, !ordered).is_some() {
+                    self.list(parent, block, ordered);
                 return;
             }
         }
-        if let Some(i) = lines.iter().position(|l| quote_line(l).is_some()) {
-            blocks.pop_front();
-            let before = lines[..i].join("\n");
+        if let Some((ls, _)) = line_spans(block).find(|&(s, e)| quote_line(&block[s..e]).is_some()) {
+            let before = block[..ls.saturating_sub(1)].to_owned();
             // Python passes even an empty `before` on.
-            self.parse_blocks(parent, VecDeque::from([before]));
-            let body: Vec<&str> = lines[i..]
-                .iter()
+            self.parse_blocks(parent, Blocks::from([Blk::owned(before)]));
+            let body: Vec<&str> = block[ls..]
+                .split('\n')
                 .map(|l| {
                     if py_strip(l) == ">" {
                         ""
@@ -251,17 +312,16 @@ impl Parser {
                 end = e;
                 from = e;
             }
-            blocks.pop_front();
             if !py_strip(&block[end..]).is_empty() {
-                blocks.push_front(block[end..].trim_start_matches('\n').to_owned());
+                let skip = block[end..].len() - block[end..].trim_start_matches('\n').len();
+                blocks.push_front(b.suffix(end + skip));
             }
             if !py_strip(&block[..start]).is_empty() {
-                blocks.push_front(block[..start].trim_end_matches('\n').to_owned());
+                blocks.push_front(Blk::owned(block[..start].trim_end_matches('\n').to_owned()));
             }
             return;
         }
         // Paragraph.
-        blocks.pop_front();
         if py_strip(block).is_empty() {
             return;
         }

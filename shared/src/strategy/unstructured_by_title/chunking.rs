@@ -12,7 +12,8 @@ use std::ops::Range;
 use super::stext::SText;
 use super::table::chunk_table;
 
-pub use super::element::{split_text, Chunk, ChunkKind, Element, Kind, Options, Row, Table};
+pub use super::element::{Chunk, ChunkKind, Element, Kind, Options, Row, Table};
+pub use super::split::split_text;
 
 /// A pre-chunk: consecutive elements and the overlap in front of them.
 #[derive(Debug, Clone)]
@@ -191,19 +192,13 @@ pub fn chunk_by_title(els: &[Element], o: &Options) -> Vec<Chunk> {
             }
             continue;
         }
-        let mut rest = pc.text(els);
-        while !rest.is_empty() {
-            let (s, more) = o.split(&rest);
+        for s in o.pieces(&pc.text(els)) {
             out.push(Chunk {
                 kind: ChunkKind::Composite,
                 text: s,
                 html: None,
                 elements: r.clone(),
             });
-            if more.len() >= rest.len() {
-                break;
-            }
-            rest = more;
         }
     }
     out

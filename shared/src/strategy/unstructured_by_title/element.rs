@@ -4,6 +4,7 @@
 
 use std::ops::Range;
 
+use super::split::{split_rest, Rest};
 use super::stext::SText;
 
 /// An element's type, as far as chunking looks at it.
@@ -146,14 +147,20 @@ impl Options {
         }
     }
 
-    /// `_TextSplitter.__call__` with this window.
-    pub fn split(&self, s: &SText) -> (SText, SText) {
-        split_text(
-            s,
-            self.max_characters,
-            self.overlap,
-            &self.text_splitting_separators,
-        )
+    /// `_TextSplitter.__call__` with this window, over and over: the
+    /// pieces of `text` (none when it is empty).
+    pub fn pieces(&self, text: &SText) -> Vec<SText> {
+        let mut out = Vec::new();
+        let mut rest = Rest::new(&text.0);
+        while !rest.is_empty() {
+            let (s, more) = split_rest(&rest, self.max_characters, self.overlap, &self.text_splitting_separators);
+            out.push(s);
+            if more.len() >= rest.len() {
+                break;
+            }
+            rest = more;
+        }
+        out
     }
 }
 
@@ -208,49 +215,3 @@ pub struct Table {
     /// `text_as_html` as partitioning made it.
     pub source_html: String,
 }
-
-/// `_TextSplitter.__call__` (character mode): `s` whole when it fits, else
-/// cut at the rightmost separator in `s[overlap + 1 : maxlen + len(sep)]`
-/// (separators in order), the next piece starting with the last
-/// `overlap - 1` characters of this one and a space; without a separator a
-/// hard cut at `maxlen` with `overlap` characters repeated.
-pub fn split_text(s: &SText, maxlen: usize, overlap: usize, seps: &[String]) -> (SText, SText) {
-    if s.len() <= maxlen {
-        return (s.clone(), SText::default());
-    }
-    for sep in seps {
-        let sep: Vec<char> = sep.chars().collect();
-        if sep.is_empty() {
-            continue;
-        }
-        let (pos, endpos) = (overlap + 1, (maxlen + sep.len()).min(s.len()));
-        if endpos < pos + sep.len() {
-            continue;
-        }
-        let Some(i) = (pos..=endpos - sep.len())
-            .rev()
-            .find(|&i| s.has_at(i, &sep))
-        else {
-            continue;
-        };
-        let fragment = s.slice(0..i).rstrip();
-        let raw = s.slice(i + sep.len()..s.len()).lstrip();
-        let remainder = if overlap <= 1 {
-            raw
-        } else {
-            let mut r = fragment.tail(overlap - 1).lstrip();
-            r.push_str(" ", raw.0.first().map_or(0, |x| x.src));
-            r.append(&raw);
-            r
-        };
-        if fragment.is_empty() || remainder.len() >= s.len() {
-            continue;
-        }
-        return (fragment.rstrip(), remainder.lstrip());
-    }
-    (
-        s.slice(0..maxlen).rstrip(),
-        s.slice(maxlen - overlap..s.len()).lstrip(),
-    )
-}
-

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use super::links::{attr, bracket_text, html_tag_end, paren_link, prev_char, ref_id};
+use super::links::{attr, bracket_pairs, html_tag_end, paren_link, prev_char, ref_id};
 use super::stext::py_isspace;
 
 /// What the inline markup of a block becomes.
@@ -48,6 +48,10 @@ const ESCAPED: &str = "\\`*_{}[]()>#+-.!";
 struct Inline<'a> {
     refs: &'a HashMap<String, String>,
     stash: Vec<Node>,
+    /// The text's `[` -> `]` pairs (links), for the pattern running.
+    pairs: HashMap<usize, usize>,
+    /// Where the text's last `-->` is (comments), for the pattern running.
+    last_comment_close: Option<usize>,
 }
 
 fn ph(i: usize) -> String {
@@ -122,7 +126,8 @@ impl Inline<'_> {
                         continue;
                     }
                     let start = start.unwrap_or(i);
-                    let Some((text, after)) = bracket_text(s, i + 1) else {
+                    let found = self.pairs.get(&i).map(|&c| (s[i + 1..c].to_owned(), c + 1));
+                    let Some((text, after)) = found else {
                         i += 1;
                         continue;
                     };
@@ -209,7 +214,13 @@ impl Inline<'_> {
                 let mut i = from;
                 loop {
                     i = s[i..].find('<').map(|k| i + k)?;
-                    if let Some(e) = html_tag_end(s, i) {
+                    let comment_closed = self.last_comment_close.is_some_and(|c| c >= i + 4);
+                    let end = if s[i..].starts_with("<!--") && !comment_closed {
+                        None
+                    } else {
+                        html_tag_end(s, i)
+                    };
+                    if let Some(e) = end {
                         let tag = &s[i..e];
                         let name: String = tag[1..]
                             .trim_start_matches('/')
@@ -261,29 +272,43 @@ impl Inline<'_> {
         }
     }
 
-    fn handle(&mut self, data: &str, mut p: usize) -> String {
+    /// `__handleInline`: each pattern from `p` on, in order, over the
+    /// whole text; a match becomes a placeholder (its text handled by the
+    /// later patterns), and the search goes on after it.
+    fn handle(&mut self, data: &str, p: usize) -> String {
         let mut s = data.to_owned();
-        let mut from = 0;
-        while p < PATTERNS {
+        for p in p..PATTERNS {
             if p == 13 {
-                s = super::emphasis::emphasis(&s, || self.stash(Node::Tag));
-                break;
+                return super::emphasis::emphasis(&s, || self.stash(Node::Tag));
             }
-            match self.find(p, &s, from) {
-                None => {
-                    p += 1;
-                    from = 0;
-                }
-                Some((a, b, None)) => from = b.max(a + 1).min(s.len()),
-                Some((a, b, Some(node))) => {
+            if (2..=7).contains(&p) {
+                self.pairs = bracket_pairs(&s);
+            }
+            self.last_comment_close = s.rfind("-->");
+            let (mut out, mut last, mut from) = (String::new(), 0, 0);
+            while let Some((a, b, node)) = self.find(p, &s, from) {
+                from = b.max(a + 1).min(s.len());
+                if let Some(node) = node {
                     let node = match node {
-                        Node::El(t) => Node::El(self.handle(&t, p + 1)),
+                        Node::El(t) => {
+                            let saved = (std::mem::take(&mut self.pairs), self.last_comment_close);
+                            let inner = self.handle(&t, p + 1);
+                            (self.pairs, self.last_comment_close) = saved;
+                            Node::El(inner)
+                        }
                         n => n,
                     };
-                    let mark = self.stash(node);
-                    s = format!("{}{mark}{}", &s[..a], &s[b..]);
-                    from = a + mark.len();
+                    out.push_str(&s[last..a]);
+                    out.push_str(&self.stash(node));
+                    last = b;
                 }
+                if from >= s.len() {
+                    break;
+                }
+            }
+            if last > 0 {
+                out.push_str(&s[last..]);
+                s = out;
             }
         }
         s
@@ -364,6 +389,8 @@ pub fn inline(text: &str, refs: &HashMap<String, String>) -> Vec<Tok> {
     let mut p = Inline {
         refs,
         stash: Vec::new(),
+        pairs: HashMap::new(),
+        last_comment_close: None,
     };
     let s = p.handle(text, 0);
     let mut out = Vec::new();

@@ -7,25 +7,37 @@ pub(super) fn prev_char(s: &str, i: usize) -> Option<char> {
     s[..i].chars().next_back()
 }
 
-/// `[...]` from `i` (just after the `[`): the text and the index after `]`.
-pub(super) fn bracket_text(s: &str, i: usize) -> Option<(String, usize)> {
-    let mut depth = 1;
-    for (k, c) in s[i..].char_indices() {
-        match c {
-            ']' => depth -= 1,
-            '[' => depth += 1,
+/// The matching `]` of every `[` of `s` (by byte offset): what
+/// Python-Markdown's `getText` finds counting brackets from each.
+pub(super) fn bracket_pairs(s: &str) -> std::collections::HashMap<usize, usize> {
+    let mut open = Vec::new();
+    let mut pairs = std::collections::HashMap::new();
+    for (k, b) in s.bytes().enumerate() {
+        match b {
+            b'[' => open.push(k),
+            b']' => {
+                if let Some(o) = open.pop() {
+                    pairs.insert(o, k);
+                }
+            }
             _ => {}
         }
-        if depth == 0 {
-            return Some((s[i..i + k].to_owned(), i + k + 1));
-        }
     }
-    None
+    pairs
 }
+
+/// How far a link's `(...)` is looked for (Python-Markdown looks to the end
+/// of the paragraph; a longer link target is not a link here).
+const PAREN_WINDOW: usize = 16_384;
 
 /// `(url "title")` from `i`: the url and the index after `)`.
 pub(super) fn paren_link(s: &str, i: usize) -> Option<(String, usize)> {
     let rest = s.get(i..)?.strip_prefix('(')?;
+    let cap = (0..=PAREN_WINDOW.min(rest.len()))
+        .rev()
+        .find(|&k| rest.is_char_boundary(k))
+        .unwrap_or(0);
+    let rest = &rest[..cap];
     let mut depth = 1;
     let mut quote: Option<char> = None;
     for (k, c) in rest.char_indices() {

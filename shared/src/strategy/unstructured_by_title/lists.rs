@@ -2,10 +2,8 @@
 //! `ListIndentProcessor` (`markdown/blockprocessors.py`): list items, loose
 //! items, and indented blocks under the last item.
 
-use std::collections::VecDeque;
-
 use super::blockre::{list_marker, loose_detab, TAB};
-use super::blocks::{Node, Parser, Tag};
+use super::blocks::{Blk, Blocks, Node, Parser, Tag};
 
 impl Parser {
     /// `OListProcessor.run` / `UListProcessor.run`.
@@ -49,7 +47,7 @@ impl Parser {
             if !items.is_empty() {
                 let first = items.remove(0);
                 if let Some(li) = lst.children.last_mut() {
-                    self.parse_blocks(li, VecDeque::from([first]));
+                    self.parse_blocks(li, Blocks::from([Blk::owned(first)]));
                 }
             }
             self.state.pop();
@@ -69,12 +67,12 @@ impl Parser {
         for item in items {
             if item.starts_with("    ") && !lst.children.is_empty() {
                 if let Some(li) = lst.children.last_mut() {
-                    self.parse_blocks(li, VecDeque::from([item]));
+                    self.parse_blocks(li, Blocks::from([Blk::owned(item)]));
                 }
             } else {
                 lst.children.push(Node::new(Tag::Li));
                 if let Some(li) = lst.children.last_mut() {
-                    self.parse_blocks(li, VecDeque::from([item]));
+                    self.parse_blocks(li, Blocks::from([Blk::owned(item)]));
                 }
             }
         }
@@ -107,10 +105,10 @@ impl Parser {
         if parent.tag == Tag::Li {
             if parent.children.last().is_some_and(Node::is_list) {
                 if let Some(l) = parent.children.last_mut() {
-                    self.parse_blocks(l, VecDeque::from([block]));
+                    self.parse_blocks(l, Blocks::from([Blk::owned(block.clone())]));
                 }
             } else {
-                self.parse_blocks(parent, VecDeque::from([block]));
+                self.parse_blocks(parent, Blocks::from([Blk::owned(block.clone())]));
             }
             self.state.pop();
             return;
@@ -120,7 +118,7 @@ impl Parser {
             sibling = &mut sibling.children[i];
         }
         if sibling.tag == Tag::Li {
-            self.parse_blocks(sibling, VecDeque::from([block]));
+            self.parse_blocks(sibling, Blocks::from([Blk::owned(block.clone())]));
         } else if sibling.children.last().is_some_and(|c| c.tag == Tag::Li) {
             if let Some(li) = sibling.children.last_mut() {
                 if !li.text.is_empty() {
@@ -133,7 +131,7 @@ impl Parser {
         } else {
             sibling.children.push(Node::new(Tag::Li));
             if let Some(li) = sibling.children.last_mut() {
-                self.parse_blocks(li, VecDeque::from([block]));
+                self.parse_blocks(li, Blocks::from([Blk::owned(block.clone())]));
             }
         }
         self.state.pop();

@@ -81,22 +81,22 @@ fn split_row(row: &str, border: bool) -> Vec<String> {
 /// The table of `block`, if it is one: header cells and body rows, each
 /// cell stripped of spaces (as many cells as the separator row has).
 pub fn parse(block: &str) -> Option<(Vec<String>, Vec<Vec<String>>)> {
-    let rows: Vec<&str> = block.split('\n').map(|r| r.trim_matches(' ')).collect();
-    if rows.len() < 2 {
-        return None;
-    }
-    let border = rows[0].starts_with('|') || end_border(rows[0]);
-    let n = split_row(rows[0], border).len();
+    let mut first = block.splitn(3, '\n').map(|r| r.trim_matches(' '));
+    let (r0, r1) = (first.next()?, first.next()?);
+    let border = r0.starts_with('|') || end_border(r0);
+    let n = split_row(r0, border).len();
     let mut is_table = n > 1;
     if !is_table && n == 1 && border {
-        is_table = rows[1..]
-            .iter()
+        is_table = block
+            .split('\n')
+            .skip(1)
+            .map(|r| r.trim_matches(' '))
             .all(|r| r.starts_with('|') || end_border(r));
     }
     if !is_table {
         return None;
     }
-    let sep = split_row(rows[1], border);
+    let sep = split_row(r1, border);
     if sep.len() != n
         || !sep
             .concat()
@@ -114,8 +114,8 @@ pub fn parse(block: &str) -> Option<(Vec<String>, Vec<Vec<String>>)> {
             })
             .collect()
     };
-    let header = cells(rows[0]);
-    let body = if rows.len() < 3 {
+    let header = cells(r0);
+    let body = if block.split('\n').nth(2).is_none() {
         vec![vec![String::new(); n]]
     } else {
         block

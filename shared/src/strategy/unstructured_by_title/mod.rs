@@ -55,6 +55,7 @@ pub mod lists;
 pub mod markdown;
 pub mod mdtable;
 pub mod partition;
+pub mod split;
 pub mod stext;
 pub mod table;
 

@@ -7,7 +7,8 @@
 //! (`_should_repeat_headers`). Without HTML (or under 50 characters) the
 //! table text is split like any text.
 
-use super::element::{split_text, ChunkKind, Element, Options, Row, Table};
+use super::element::{ChunkKind, Element, Options, Row, Table};
+use super::split::{split_rest, Rest};
 use super::stext::{py_isspace, SText};
 
 
@@ -360,26 +361,38 @@ fn cell_splits(cell: &SText, maxlen: usize) -> Vec<(SText, String)> {
     let seps = vec!["\n".to_owned(), " ".to_owned()];
     let budget = (maxlen as isize - fragment("").chars().count() as isize).max(1) as usize;
     let mut out = Vec::new();
-    let mut rest = cell.clone();
-    loop {
-        let (mut lo, mut hi, mut best) = (1usize, budget, None);
-        while lo <= hi {
-            let mid = (lo + hi) / 2;
-            let (t, r) = split_text(&rest, mid, 0, &seps);
-            let html = fragment(&t.text());
-            if html.chars().count() <= maxlen {
-                best = Some((t, html, r));
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
+    // What is left, owned again only after a raw truncation.
+    let mut owned = cell.clone();
+    'owned: loop {
+        let mut rest = Rest::new(&owned.0);
+        loop {
+            let (mut lo, mut hi, mut best) = (1usize, budget, None);
+            while lo <= hi {
+                let mid = (lo + hi) / 2;
+                let (t, r) = split_rest(&rest, mid, 0, &seps);
+                let html = fragment(&t.text());
+                if html.chars().count() <= maxlen {
+                    best = Some((t, html, r));
+                    lo = mid + 1;
+                } else {
+                    hi = mid - 1;
+                }
             }
+            let Some((t, html, r)) = best else {
+                let (t, html, r) = truncate(&rest.to_stext(), maxlen);
+                out.push((t, html));
+                if r.is_empty() {
+                    return out;
+                }
+                owned = r;
+                continue 'owned;
+            };
+            out.push((t, html));
+            if r.is_empty() || r.len() >= rest.len() {
+                return out;
+            }
+            rest = r;
         }
-        let (t, html, r) = best.unwrap_or_else(|| truncate(&rest, maxlen));
-        out.push((t, html));
-        if r.is_empty() || r.len() >= rest.len() {
-            return out;
-        }
-        rest = r;
     }
 }
 
@@ -430,18 +443,10 @@ pub fn chunk_table(
             .into_iter()
             .map(|(t, h)| (ChunkKind::TableChunk, t, Some(h)))
             .collect(),
-        _ => {
-            let mut out = Vec::new();
-            let mut rest = text;
-            while !rest.is_empty() {
-                let (c, r) = o.split(&rest);
-                out.push((ChunkKind::TableChunk, c, None));
-                if r.len() >= rest.len() {
-                    break;
-                }
-                rest = r;
-            }
-            out
-        }
+        _ => o
+            .pieces(&text)
+            .into_iter()
+            .map(|c| (ChunkKind::TableChunk, c, None))
+            .collect(),
     }
 }
