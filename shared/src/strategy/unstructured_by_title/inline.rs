@@ -30,8 +30,11 @@ pub enum Tok {
 
 #[derive(Debug, Clone)]
 enum Node {
-    /// Text that no later pattern reads (code, escapes, autolinks).
+    /// An element's text that no later pattern reads (code, autolinks).
     Atomic(String),
+    /// Text that no later pattern reads and that is no element (escaped
+    /// characters, entities).
+    Plain(String),
     /// An element whose text may hold placeholders.
     El(String),
     Br,
@@ -111,7 +114,7 @@ impl Inline<'_> {
                 Some((
                     i,
                     end,
-                    ESCAPED.contains(c).then(|| Node::Atomic(c.to_string())),
+                    ESCAPED.contains(c).then(|| Node::Plain(c.to_string())),
                 ))
             }
             2..=7 => {
@@ -263,7 +266,7 @@ impl Inline<'_> {
                     };
                     if n >= min && rest.as_bytes().get(n) == Some(&b';') {
                         let ent = &s[i..i + n + 2];
-                        return Some((i, i + n + 2, Some(Node::Atomic(entity(ent)))));
+                        return Some((i, i + n + 2, Some(Node::Plain(entity(ent)))));
                     }
                     i += 1;
                 }
@@ -327,6 +330,7 @@ impl Inline<'_> {
                 out.push(Tok::Block(n));
             } else if let Some(node) = inner.parse::<usize>().ok().and_then(|n| self.stash.get(n)) {
                 match node {
+                    Node::Plain(t) => push_text(out, t),
                     Node::Atomic(t) => {
                         out.push(Tok::Boundary);
                         push_text(out, t);
