@@ -38,7 +38,11 @@
 //! nothing, gives one record of its text as it is. Token mode
 //! (`max_tokens`, `tokenizer`) is not built.
 //!
-//! Not reproduced yet: Python-Markdown's raw HTML blocks
+//! Not reproduced yet: Python-Markdown 3.11.3's `DelimiterProcessor`
+//! quirks (in a paragraph with emphasis, words with inner underscores such
+//! as `snake_case` can come out cut, `snke_case`; here `*`/`_` pair as
+//! CommonMark's rules say); a link target longer than 16 KiB; and
+//! Python-Markdown's raw HTML blocks
 //! (`HtmlBlockPreprocessor`) other than comments; a block-level tag at the
 //! start of a line (`<div>`, `<script>`, `<details>`) is read here as
 //! Markdown with its tags removed, where Python-Markdown hands the block
@@ -295,5 +299,39 @@ impl Chunker for UnstructuredByTitleChunker {
 
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn planned(doc: &str, o: &Options) -> Vec<(String, usize, String)> {
+        let chunks = chunk_by_title(&partition::partition_md(doc), o);
+        plan(doc, &chunks)
+            .into_iter()
+            .map(|p| (doc[p.span.clone()].to_owned(), p.prefix_chars, p.text))
+            .collect()
+    }
+
+    #[test]
+    fn spans_tile_the_document_and_overlap_is_a_prefix() {
+        let doc = "# A\n\nalpha beta gamma delta\n\n---\n";
+        let o = Options { max_characters: 12, overlap: 4, ..Options::default() };
+        let p = planned(doc, &o);
+        assert_eq!(p[0], ("# A".into(), 0, "A".into()));
+        assert_eq!(p[1].2, "alpha beta");
+        // Unstructured: ['A', 'alpha beta', 'eta gamma', 'mma delta'].
+        assert_eq!(p[2], ("gamma".into(), 4, "eta gamma".into()));
+        assert_eq!(p[3], ("delta\n\n---".into(), 4, "mma delta".into()));
+        assert_eq!(p.len(), 4);
+    }
+
+    #[test]
+    fn content_without_elements_is_one_record_of_itself() {
+        let p = planned("  x\n", &Options::default());
+        assert_eq!(p, [("x".into(), 0, "x".into())]);
+        assert!(planned(" \n\t", &Options::default()).is_empty());
     }
 }

@@ -333,3 +333,49 @@ pub fn element_texts(doc: &str) -> Vec<(&'static str, String)> {
         .map(|e| (e.kind.name(), e.text.text()))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn els(doc: &str) -> Vec<(&'static str, String)> {
+        element_texts(doc)
+    }
+
+    #[test]
+    fn python_markdown_block_rules() {
+        // Front matter: a rule, then a setext heading of its last line.
+        assert_eq!(els("---\ntitle: X\n---\n\nBody text."), [("Title", "title: X".into()), ("Text", "Body text.".into())]);
+        // Nested lists need 4 spaces; 2 are siblings.
+        let e = els("- a\n  - b\n- c\n    - d\n");
+        assert_eq!(e.iter().map(|x| x.1.as_str()).collect::<Vec<_>>(), ["a", "b", "c", "d"]);
+        // A list right after a paragraph line is not a list.
+        assert_eq!(els("Intro:\n- x\n- y"), [("Text", "Intro: - x - y".into())]);
+        // A fence inside a list item is a paragraph (its backticks a code
+        // span); at the top, code.
+        assert_eq!(els("- item\n\n    ```bash\n    ls -l\n    ```\n")[1], ("Text", "bash ls -l".into()));
+        assert_eq!(els("```py\nx = 1\n\ny = 2\n```\n"), [("CodeSnippet", "x = 1\n\ny = 2".into())]);
+        // One character alone is no element; a bullet glyph makes a list item.
+        assert_eq!(els("x\n\n\u{2022} point"), [("ListItem", "point".into())]);
+    }
+
+    #[test]
+    fn inline_markup_is_removed_and_tables_join_cells() {
+        let e = els("**Bold** and *em*, [link](http://a.b) `code` \\* &amp; <!-- c --> ![alt](i.png) tail");
+        assert_eq!(e, [("Text", "Bold and em, link code * &".into()), ("Image", "alt".into()), ("Text", "tail".into())]);
+        let t = partition_md("| a | b |\n|---|---|\n| `x`y | |\n");
+        assert_eq!(t[0].text.text(), "a b x y");
+        assert_eq!(t[0].table.as_ref().unwrap().compact_html(), "<table><tr><td>a</td><td>b</td></tr><tr><td>x y</td><td></td></tr></table>");
+    }
+
+    #[test]
+    fn every_character_is_traced_to_its_source_in_order() {
+        let doc = "# Title\n\nSome *text* here.\n";
+        for e in partition_md(doc) {
+            for c in e.text.0.iter().filter(|c| !py_isspace(c.c)) {
+                assert_eq!(doc[c.src..].chars().next(), Some(c.c));
+            }
+        }
+    }
+}
