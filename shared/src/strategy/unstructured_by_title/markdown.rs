@@ -165,8 +165,10 @@ fn comments(text: &str, code: &mut Vec<String>) -> String {
 pub struct Parsed {
     /// The tree.
     pub root: Node,
-    /// Code of each fenced block.
+    /// Code of each fenced block (by placeholder number).
     pub code: Vec<String>,
+    /// Raw HTML blocks (by placeholder number).
+    pub raw: std::collections::HashMap<usize, String>,
     /// Reference definitions: id -> url.
     pub references: std::collections::HashMap<String, String>,
 }
@@ -177,12 +179,19 @@ pub fn parse(source: &str) -> Option<Parsed> {
         return None;
     }
     let (text, mut code) = fences(&normalize(source));
+    let (text, blocks) = super::rawhtml::raw_blocks(&text, code.len());
+    let mut raw = std::collections::HashMap::new();
+    for b in blocks {
+        raw.insert(code.len(), b);
+        code.push(String::new());
+    }
     let text = comments(&text, &mut code);
     let mut parser = Parser::new();
     let root = parser.parse_document(&text);
     Some(Parsed {
         root,
         code,
+        raw,
         references: parser.references,
     })
 }

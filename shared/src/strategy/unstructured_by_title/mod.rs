@@ -41,12 +41,9 @@
 //! Not reproduced yet: Python-Markdown 3.11.3's `DelimiterProcessor`
 //! quirks (in a paragraph with emphasis, words with inner underscores such
 //! as `snake_case` can come out cut, `snke_case`; here `*`/`_` pair as
-//! CommonMark's rules say); a link target longer than 16 KiB; and
-//! Python-Markdown's raw HTML blocks
-//! (`HtmlBlockPreprocessor`) other than comments; a block-level tag at the
-//! start of a line (`<div>`, `<script>`, `<details>`) is read here as
-//! Markdown with its tags removed, where Python-Markdown hands the block
-//! to lxml as HTML.
+//! CommonMark's rules say); a link target longer than 16 KiB; and of raw
+//! HTML blocks (a line opening with a block-level tag: not Markdown, read
+//! as lxml and Unstructured read HTML) only a subset ([`rawhtml`]).
 
 pub mod blockre;
 pub mod blocks;
@@ -59,6 +56,7 @@ pub mod lists;
 pub mod markdown;
 pub mod mdtable;
 pub mod partition;
+pub mod rawhtml;
 pub mod split;
 pub mod stext;
 pub mod table;

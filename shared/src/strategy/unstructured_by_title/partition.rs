@@ -135,7 +135,30 @@ impl Walk<'_> {
                 Tok::Block(n) => {
                     self.flush(&mut acc, class, depth);
                     class = None;
-                    if let Some(c) = self.parsed.code.get(n) {
+                    if let Some(html) = self.parsed.raw.get(&n) {
+                        for (kind, text) in super::rawhtml::elements(html) {
+                            let mut text = text;
+                            match kind {
+                                Some(Kind::CodeSnippet) => self.code(&text),
+                                Some(Kind::Image) => self.out.push(Raw { kind: Kind::Image, text, depth: 0, rows: Vec::new() }),
+                                k => {
+                                    // A fenced block inside the raw HTML.
+                                    let depth = usize::from(k == Some(Kind::ListItem));
+                                    while let Some(i) = text.find("\u{2}wzxhzdk:") {
+                                        let j = text[i..].find('\u{3}').map_or(text.len(), |e| i + e);
+                                        let n: Option<usize> = text[i + 9..j].parse().ok();
+                                        let mut before = text[..i].to_owned();
+                                        self.flush(&mut before, k, depth);
+                                        if let Some(c) = n.and_then(|n| self.parsed.code.get(n)) {
+                                            self.code(c);
+                                        }
+                                        text = text[(j + 1).min(text.len())..].to_owned();
+                                    }
+                                    self.flush(&mut text, k, depth);
+                                }
+                            }
+                        }
+                    } else if let Some(c) = self.parsed.code.get(n) {
                         self.code(c);
                     }
                 }
@@ -367,6 +390,12 @@ mod tests {
         let t = partition_md("| a | b |\n|---|---|\n| `x`y | |\n");
         assert_eq!(t[0].text.text(), "a b x y");
         assert_eq!(t[0].table.as_ref().unwrap().compact_html(), "<table><tr><td>a</td><td>b</td></tr><tr><td>x y</td><td></td></tr></table>");
+    }
+
+    #[test]
+    fn raw_html_blocks_are_html() {
+        let doc = "<div class=\"x\">\n\n![logo](a.png)\n*not em*\n\n</div>\n\n<details>\nhidden\n</details>\n\n<script>var x;</script>\n\nAfter *this*.";
+        assert_eq!(els(doc), [("Text", "![logo](a.png) *not em*".into()), ("Text", "After this.".into())]);
     }
 
     #[test]
