@@ -219,8 +219,10 @@ fn to_u32(n: usize) -> u32 {
 
 impl Chunker for UnstructuredByTitleChunker {
     fn limits(&self) -> Limits {
+        // Unstructured's sizes are characters, not tokens: shown as
+        // `target=500chars`; no token limit is kept.
         Limits {
-            target_tokens: NO_TOKEN_LIMIT,
+            target_tokens: self.opts.max_characters,
             hard_max_tokens: NO_TOKEN_LIMIT,
             min_tokens: 0,
             overlap_tokens: 0,
