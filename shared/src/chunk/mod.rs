@@ -16,6 +16,7 @@ pub(crate) mod seal;
 pub use granular::chunk_key;
 pub mod json;
 pub mod record;
+pub mod rendered;
 pub mod span;
 pub(crate) mod split;
 pub(crate) mod topic;

@@ -280,12 +280,7 @@ fn check_rendered(text: &str, c: &Chunk, chars: &CharIndex<'_>, at: &At, v: &mut
         .nth(c.overlap_prefix_chars as usize)
         .map_or(c.chunk_text.len(), |(i, _)| i);
     let (head, rest) = c.chunk_text.split_at(split);
-    let drawn = |t: &str, from: &str| {
-        let mut src = from.chars().filter(|c| !c.is_whitespace());
-        t.chars()
-            .filter(|c| !c.is_whitespace())
-            .all(|x| src.any(|y| y == x))
-    };
+    use crate::chunk::rendered::drawn_in_order as drawn;
     if !drawn(rest, &text[bs..be]) || !drawn(head, &text[..bs]) {
         v.push(format!(
             "{at}: chunk text holds characters its own span does not, or not in order"

@@ -338,12 +338,7 @@ pub fn check_group(
             let split = prefix_len_bytes(&c.chunk_text, c.overlap_prefix_chars as usize)
                 .unwrap_or(c.chunk_text.len());
             let (pre, rest) = c.chunk_text.split_at(split);
-            let drawn = |t: &str, from: &str| {
-                let mut src = from.chars().filter(|c| !c.is_whitespace());
-                t.chars()
-                    .filter(|c| !c.is_whitespace())
-                    .all(|x| src.any(|y| y == x))
-            };
+            use shared::chunk::rendered::drawn_in_order as drawn;
             if !drawn(rest, own) || !drawn(pre, &normalized[..bs]) {
                 v.push(format!(
                     "{at}: chunk_text {:?} is not drawn from its own span {:?}",

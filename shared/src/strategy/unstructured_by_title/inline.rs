@@ -377,15 +377,32 @@ fn unescape(s: &str) -> String {
     s.to_owned()
 }
 
-/// An entity as lxml reads it, where the result is a character the
-/// source has (`&amp;`) or whitespace; any other is kept as written (an
-/// intended difference: see the module documentation).
+/// An entity as lxml reads it: its character (the document's reference
+/// stands for it, see [`crate::chunk::rendered`]), or itself when lxml
+/// does not know it.
 fn entity(e: &str) -> String {
-    match e {
-        "&amp;" | "&#38;" | "&#x26;" => "&".into(),
-        "&nbsp;" | "&#160;" | "&#xa0;" | "&#xA0;" => "\u{a0}".into(),
-        _ => e.into(),
+    crate::chunk::rendered::char_ref(e).map_or_else(|| e.to_owned(), |(c, _)| c.to_string())
+}
+
+/// `s` with its character references decoded as lxml decodes them.
+pub(super) fn decode_refs(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        match crate::chunk::rendered::char_ref(&rest[i..]) {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &rest[i + len..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[i + 1..];
+            }
+        }
     }
+    out.push_str(rest);
+    out
 }
 
 /// The inline markup of `text` (a block's text) as tokens.

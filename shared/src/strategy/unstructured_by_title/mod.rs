@@ -29,9 +29,11 @@
 //! table header in front, which is the record's overlap prefix, drawn from
 //! the text before its span.
 //!
-//! Intended differences: HTML entities other than `&amp;` and `&nbsp;`
-//! are kept as written (lxml decodes them to characters the document does
-//! not hold); a character of an element that cannot be traced to the
+//! HTML character references are decoded as lxml decodes them (HTML 4
+//! names, numeric references); the contract lets a reference in the span
+//! stand for its character ([`crate::chunk::rendered`]).
+//!
+//! Intended differences: a character of an element that cannot be traced to the
 //! document in order is left out; a chunk that holds nothing but overlap
 //! is not a record; a document with content but no element (a lone
 //! character, a rule, an HTML comment), for which Unstructured returns
@@ -178,7 +180,7 @@ fn plan(doc: &str, chunks: &[chunking::Chunk]) -> Vec<Planned> {
         let end = chars
             .iter()
             .filter(|x| !py_isspace(x.c))
-            .map(|x| x.src + x.c.len_utf8())
+            .map(|x| x.src + source_len(doc, x))
             .max()
             .unwrap_or(from)
             .min(doc.len());
@@ -211,6 +213,17 @@ fn plan(doc: &str, chunks: &[chunking::Chunk]) -> Vec<Planned> {
         out.push(Planned { span: start..content_end, text: doc.trim().to_owned(), prefix_chars: 0 });
     }
     out
+}
+
+/// The bytes of the document `x` was made from: the character, or a
+/// character reference standing for it.
+fn source_len(doc: &str, x: &stext::SChar) -> usize {
+    let at = &doc[x.src.min(doc.len())..];
+    if at.starts_with(x.c) {
+        x.c.len_utf8()
+    } else {
+        crate::chunk::rendered::char_ref(at).map_or(x.c.len_utf8(), |(_, n)| n)
+    }
 }
 
 fn to_u32(n: usize) -> u32 {

@@ -14,6 +14,7 @@
 //! chunks know their source span.
 
 use super::blocks::{Node, Tag};
+use crate::chunk::rendered::char_ref;
 use super::chunking::{Element, Kind};
 use super::inline::{inline, Tok};
 use super::markdown::{parse, Parsed};
@@ -265,12 +266,23 @@ fn trace(doc: &str, cursor: &mut usize, s: &str) -> SText {
             out.push(SChar { c, src: *cursor });
             continue;
         }
-        if let Some(k) = doc[*cursor..].find(c) {
-            out.push(SChar {
-                c,
-                src: *cursor + k,
-            });
-            *cursor += k + c.len_utf8();
+        // The character itself, or a character reference standing for it.
+        let mut from = *cursor;
+        while let Some(k) = doc[from..].find([c, '&']) {
+            let at = from + k;
+            let len = if doc[at..].starts_with(c) {
+                Some(c.len_utf8())
+            } else {
+                char_ref(&doc[at..]).filter(|&(r, _)| r == c).map(|(_, n)| n)
+            };
+            match len {
+                Some(n) => {
+                    out.push(SChar { c, src: at });
+                    *cursor = at + n;
+                    break;
+                }
+                None => from = at + 1,
+            }
         }
     }
     SText(out)

@@ -9,9 +9,10 @@
 //! `details`/`figure`/`nav`/forms and `svg`/`select`/... left out).
 //!
 //! A subset: tables inside raw HTML are read as text blocks, lxml's
-//! repairs of broken HTML are not made, entities are kept as written.
+//! repairs of broken HTML are not made.
 
 use super::element::Kind;
+use super::inline::decode_refs;
 use super::stext::py_isspace;
 
 const BLOCK_LEVEL: &[&str] = &[
@@ -142,12 +143,12 @@ pub fn elements(html: &str) -> Vec<(Option<Kind>, String)> {
     while p < html.len() {
         let Some(k) = html[p..].find('<').map(|k| p + k) else {
             if skip.is_none() {
-                acc.push_str(&html[p..]);
+                acc.push_str(&decode_refs(&html[p..]));
             }
             break;
         };
         if skip.is_none() {
-            acc.push_str(&html[p..k]);
+            acc.push_str(&decode_refs(&html[p..k]));
         }
         if html[k..].starts_with("<!--") {
             p = html[k + 4..].find("-->").map_or(html.len(), |e| k + 4 + e + 3);
