@@ -88,8 +88,7 @@ pub fn drawn_in_order(text: &str, from: &str) -> bool {
                 break;
             }
             if y == '&' {
-                if let Some((c, len)) = char_ref(&from[at..]).filter(|&(c, _)| c == x) {
-                    let _ = c;
+                if let Some((_, len)) = char_ref(&from[at..]).filter(|&(c, _)| c == x) {
                     at += len;
                     break;
                 }

@@ -33,12 +33,14 @@
 //! names, numeric references); the contract lets a reference in the span
 //! stand for its character ([`crate::chunk::rendered`]).
 //!
-//! Intended differences: a character of an element that cannot be traced to the
-//! document in order is left out; a chunk that holds nothing but overlap
-//! is not a record; a document with content but no element (a lone
+//! Intended differences: a character of an element that cannot be traced
+//! to the document in order is left out; a chunk that holds nothing but
+//! overlap is not a record; a document with content but no element (a lone
 //! character, a rule, an HTML comment), for which Unstructured returns
-//! nothing, gives one record of its text as it is. Token mode
-//! (`max_tokens`, `tokenizer`) is not built.
+//! nothing, gives one record of its text as it is; records name their
+//! source span instead of carrying `orig_elements`, and the chunk's type
+//! (`CompositeElement`, `Table`, `TableChunk`) and `text_as_html` are not
+//! in the record. Token mode (`max_tokens`, `tokenizer`) is not built.
 //!
 //! Not reproduced yet: Python-Markdown 3.11.3's `DelimiterProcessor`
 //! quirks (in a paragraph with emphasis, words with inner underscores such
