@@ -38,9 +38,10 @@
 //! overlap is not a record; a document with content but no element (a lone
 //! character, a rule, an HTML comment), for which Unstructured returns
 //! nothing, gives one record of its text as it is; records name their
-//! source span instead of carrying `orig_elements`, and the chunk's type
-//! (`CompositeElement`, `Table`, `TableChunk`) and `text_as_html` are not
-//! in the record. Token mode (`max_tokens`, `tokenizer`) is not built.
+//! source span instead of carrying `orig_elements`; the chunk's type
+//! (`CompositeElement`, `Table`, `TableChunk`) and a table's
+//! `text_as_html` are in the record's metadata (`element_type`,
+//! `text_as_html`). Token mode (`max_tokens`, `tokenizer`) is not built.
 //!
 //! Not reproduced yet: Python-Markdown 3.11.3's `DelimiterProcessor`
 //! quirks (in a paragraph with emphasis, words with inner underscores such
@@ -166,6 +167,10 @@ struct Planned {
     span: Range<usize>,
     text: String,
     prefix_chars: usize,
+    /// Unstructured's chunk type and `text_as_html` (none for the record
+    /// of a document without elements).
+    kind: Option<&'static str>,
+    html: Option<String>,
 }
 
 /// Tiles the document with the chunks' spans (see the module
@@ -205,14 +210,26 @@ fn plan(doc: &str, chunks: &[chunking::Chunk]) -> Vec<Planned> {
             }
         }
         let prefix_chars = chars[..first_new].iter().filter(|x| py_isspace(x.c) || x.src < start).count();
-        out.push(Planned { span: start..end, text, prefix_chars });
+        out.push(Planned {
+            span: start..end,
+            text,
+            prefix_chars,
+            kind: Some(c.kind.name()),
+            html: c.html.clone(),
+        });
         from = end;
     }
     if let Some(last) = out.last_mut() {
         last.span.end = last.span.end.max(content_end);
     } else if !doc.trim().is_empty() {
         let start = doc.len() - doc.trim_start().len();
-        out.push(Planned { span: start..content_end, text: doc.trim().to_owned(), prefix_chars: 0 });
+        out.push(Planned {
+            span: start..content_end,
+            text: doc.trim().to_owned(),
+            prefix_chars: 0,
+            kind: None,
+            html: None,
+        });
     }
     out
 }
@@ -226,6 +243,28 @@ fn source_len(doc: &str, x: &stext::SChar) -> usize {
     } else {
         crate::chunk::rendered::char_ref(at).map_or(x.c.len_utf8(), |(_, n)| n)
     }
+}
+
+/// The record's metadata: the document's, with Unstructured's chunk type
+/// (`element_type`: `CompositeElement`, `Table`, `TableChunk`) and a
+/// table's `text_as_html` added.
+fn with_element(
+    doc: Option<&serde_json::Value>,
+    kind: Option<&'static str>,
+    html: Option<String>,
+) -> Option<Arc<serde_json::Value>> {
+    let Some(kind) = kind else {
+        return doc.cloned().map(Arc::new);
+    };
+    let mut m = match doc {
+        Some(serde_json::Value::Object(m)) => m.clone(),
+        _ => serde_json::Map::new(),
+    };
+    m.insert("element_type".into(), kind.into());
+    if let Some(h) = html {
+        m.insert("text_as_html".into(), h.into());
+    }
+    Some(Arc::new(serde_json::Value::Object(m)))
 }
 
 fn to_u32(n: usize) -> u32 {
@@ -308,6 +347,7 @@ impl Chunker for UnstructuredByTitleChunker {
             c.overlap_prefix_chars = to_u32(p.prefix_chars);
             c.closing_suffix_chars = 0;
             c.chunk_text = p.text;
+            c.metadata = with_element(c.metadata.as_deref(), p.kind, p.html);
         }
         Ok(chunks)
     }
