@@ -566,7 +566,8 @@ mod tests {
                 "langchain.character",
                 "langchain.token",
                 "langchain.markdown",
-                "haystack.split"
+                "haystack.split",
+                "langchain.recursive"
             ]
         );
         let doc = engine

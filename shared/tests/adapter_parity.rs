@@ -322,3 +322,8 @@ fn haystack_split_matches_haystack_text_for_text() {
         &["word_sentence_boundary", "sentence"],
     ));
 }
+
+#[test]
+fn langchain_recursive_matches_langchain_text_for_text() {
+    at_least_95(&parity("langchain.recursive", &[], whitespace_only));
+}

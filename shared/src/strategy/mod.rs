@@ -66,6 +66,7 @@ builtin_strategies! {
     langchain_token::LangchainToken,
     langchain_markdown::LangchainMarkdown,
     haystack_split::HaystackSplit,
+    langchain_recursive::LangchainRecursive,
 }
 
 /// Strategies by name, in registration order.
