@@ -58,8 +58,11 @@ pub fn py_isspace(c: char) -> bool {
 /// Python's `str.isprintable` for one character: not in a C* or Z*
 /// general category, except the ASCII space.
 fn py_isprintable(c: char) -> bool {
-    c == ' '
-        || !matches!(
+    if c.is_ascii() {
+        // The table lookup below is a binary search: most text is ASCII.
+        return matches!(c, ' '..='~');
+    }
+    !matches!(
             c.general_category_group(),
             GeneralCategoryGroup::Other | GeneralCategoryGroup::Separator
         )
