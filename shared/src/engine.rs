@@ -564,7 +564,8 @@ mod tests {
                 "grobid-v1",
                 "llm_chaptering-v1",
                 "langchain.character",
-                "langchain.token"
+                "langchain.token",
+                "llama.sentence"
             ]
         );
         let doc = engine

@@ -7,7 +7,7 @@
 //!
 //! At least 95% of the cases of documents with content must be identical
 //! (a whitespace-only document gives LangChain one chunk of whitespace and
-//! us no record), and every other one must differ only as the adapter
+//! us no record; the empty one gives LlamaIndex one empty node), and every other one must differ only as the adapter
 //! documents (e.g. a character a token window
 //! cuts, which LangChain decodes as U+FFFD and we keep whole). The figures
 //! are printed (`--nocapture`) for BENCHMARKS.md.
@@ -181,4 +181,16 @@ fn langchain_token_matches_langchain_text_for_text() {
 #[test]
 fn langchain_character_matches_langchain_text_for_text() {
     parity("langchain.character", whitespace_only);
+}
+
+/// The empty document: LlamaIndex's `split_text("")` returns `[""]`, one
+/// node with empty text; an empty chunk is never a record.
+fn empty_document(ours: &[String], theirs: &[String]) -> Option<&'static str> {
+    (ours.is_empty() && theirs.len() == 1 && theirs[0].is_empty())
+        .then_some("the empty document is one empty node to LlamaIndex and no record here")
+}
+
+#[test]
+fn llama_sentence_matches_llamaindex_text_for_text() {
+    parity("llama.sentence", empty_document);
 }

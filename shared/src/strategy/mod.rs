@@ -64,6 +64,7 @@ builtin_strategies! {
     llm_chaptering::LlmChaptering,
     langchain_character::LangchainCharacter,
     langchain_token::LangchainToken,
+    llama_sentence::LlamaSentence,
 }
 
 /// Strategies by name, in registration order.
