@@ -41,23 +41,24 @@ impl LlamaTokens {
         }
     }
 
-    /// `len(tokenizer(text))`.
+    /// `len(tokenizer(text))`. Every special token starts with `<|`: the
+    /// leftmost one is found by scanning those, in one pass.
     pub fn count(&self, text: &str) -> usize {
         let mut n = 0;
-        let mut rest = text;
-        while rest.contains("<|") {
-            let next = self
-                .specials()
-                .iter()
-                .filter_map(|s| rest.find(s).map(|i| (i, s.len())))
-                .min();
-            let Some((at, len)) = next else {
-                break;
-            };
-            n += self.bpe.count(&rest[..at]) + 1;
-            rest = &rest[at + len..];
+        let mut from = 0;
+        let mut at = 0;
+        while let Some(i) = text[at..].find("<|") {
+            let p = at + i;
+            match self.specials().iter().find(|s| text[p..].starts_with(**s)) {
+                Some(s) => {
+                    n += self.bpe.count(&text[from..p]) + 1;
+                    from = p + s.len();
+                    at = from;
+                }
+                None => at = p + 2,
+            }
         }
-        n + self.bpe.count(rest)
+        n + self.bpe.count(&text[from..])
     }
 }
 

@@ -118,6 +118,9 @@ fn special_token_spellings_count_as_one_token() {
     assert_eq!(t.count("a<|fim_prefix|>b<|endofprompt|>"), 4);
     assert_eq!(t.count("<|nothing|>"), plain.count("<|nothing|>"));
     assert_eq!(t.count(""), 0);
+    assert_eq!(t.count("<|<|endoftext|>"), plain.count("<|") + 1);
+    // One pass however many there are.
+    assert_eq!(t.count(&"<|endoftext|>".repeat(20_000)), 20_000);
     // The hard max allows each special spelling its ordinary tokens.
     for s in t_specials() {
         assert!(plain.count(s) <= 8, "{s}: {}", plain.count(s));
