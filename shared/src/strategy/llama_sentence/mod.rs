@@ -42,10 +42,12 @@ use crate::strategy::limits::{Limits, Rules};
 use crate::strategy::params::{ParamError, Params};
 use crate::tokens::TokenizerKind;
 
+mod hierarchical;
 pub mod punkt;
 mod python;
 mod split;
 
+pub use hierarchical::{hierarchical_nodes, HierarchicalNode};
 pub use python::py_isspace;
 pub use split::{split_keep_separator, LlamaTokens, SentenceSplitter, Split};
 

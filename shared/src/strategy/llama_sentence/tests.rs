@@ -218,3 +218,108 @@ fn configure_names_the_key_it_refuses() {
     let table: toml::Table = "chunk_size = 10\nchunk_overlap = 10".parse().unwrap();
     assert!(LlamaSentence.configure(&Params::new(&table, "params")).is_ok());
 }
+
+#[test]
+fn hierarchical_nodes_match_llamaindex_text_level_and_parent() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let data: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(root.join("adapters/llama.hierarchical.json")).unwrap(),
+    )
+    .unwrap();
+    let (mut same, mut total) = (0, 0);
+    let mut failures = Vec::new();
+    for case in data["cases"].as_array().unwrap() {
+        let doc = data["documents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["name"] == case["document"])
+            .unwrap();
+        let kwargs = &data["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == case["settings"])
+            .unwrap()["kwargs"];
+        let sizes: Vec<usize> = kwargs["chunk_sizes"].as_array().map_or(vec![2048, 512, 128], |a| {
+            a.iter().map(|v| v.as_u64().unwrap() as usize).collect()
+        });
+        let overlap = kwargs["chunk_overlap"].as_u64().unwrap_or(20) as usize;
+        let text = std::fs::read_to_string(root.join(doc["path"].as_str().unwrap())).unwrap();
+        let ours: Vec<(String, usize, Option<usize>)> =
+            hierarchical_nodes(&text, &splitter(sizes[0], overlap), &sizes)
+                .into_iter()
+                .map(|n| (text[n.range].to_owned(), n.level, n.parent))
+                .collect();
+        let theirs: Vec<(String, usize, Option<usize>)> = case["chunks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["text"].as_str().unwrap().to_owned(),
+                    c["level"].as_u64().unwrap() as usize,
+                    c["parent"].as_u64().map(|p| p as usize),
+                )
+            })
+            .collect();
+        total += 1;
+        if ours == theirs {
+            same += 1;
+        } else if text.is_empty() && ours.is_empty() && theirs.iter().all(|t| t.0.is_empty()) {
+            // The empty document: one empty node per level to LlamaIndex.
+        } else {
+            let at = ours.iter().zip(&theirs).position(|(a, b)| a != b);
+            failures.push(format!(
+                "{} {}: {} nodes, theirs {}; first difference at {at:?}",
+                case["document"],
+                case["settings"],
+                ours.len(),
+                theirs.len()
+            ));
+        }
+    }
+    println!("llama.hierarchical (algorithm): {same} of {total} cases identical");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn random_texts_split_losslessly_into_stripped_slices_without_panic() {
+    // A small LCG over an alphabet of the characters the splitters treat
+    // specially: sentence ends, quotes and closers, separators, Python-only
+    // whitespace, multi-byte letters and marks.
+    let alphabet: Vec<char> = "aZ9 .?!,;:-()[]{}\"'‘’“”«»\n\r\t\u{1c}\u{85}\u{a0}\u{3000}é\u{301}😀。？！<|>"
+        .chars()
+        .collect();
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) as usize % n
+    };
+    for round in 0..400 {
+        let len = next(120);
+        let text: String = (0..len).map(|_| alphabet[next(alphabet.len())]).collect();
+        let pieces = Punkt::untrained().sentence_pieces(&text);
+        let joined: String = pieces.iter().map(|r| &text[r.clone()]).collect();
+        if !pieces.is_empty() {
+            assert_eq!(joined, text, "{text:?}");
+        }
+        let size = 1 + next(12);
+        let s = splitter(size, next(size + 1));
+        let spans = s.split_text(&text);
+        let mut covered = vec![false; text.len()];
+        for r in &spans {
+            let c = &text[r.clone()];
+            assert!(!c.is_empty() && !c.starts_with(py_isspace) && !c.ends_with(py_isspace));
+            covered[r.clone()].iter_mut().for_each(|b| *b = true);
+        }
+        for (i, ch) in text.char_indices() {
+            assert!(
+                py_isspace(ch) || covered[i],
+                "round {round}: {ch:?} at {i} of {text:?} is in no chunk"
+            );
+        }
+    }
+}
