@@ -565,7 +565,8 @@ mod tests {
                 "llm_chaptering-v1",
                 "langchain.character",
                 "langchain.token",
-                "llama.sentence"
+                "llama.sentence",
+                "llama.hierarchical"
             ]
         );
         let doc = engine

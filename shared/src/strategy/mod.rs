@@ -65,6 +65,7 @@ builtin_strategies! {
     langchain_character::LangchainCharacter,
     langchain_token::LangchainToken,
     llama_sentence::LlamaSentence,
+    llama_hierarchical::LlamaHierarchical,
 }
 
 /// Strategies by name, in registration order.

@@ -9,8 +9,8 @@
 //! child). Nodes come in LlamaIndex's order: every level-0 node, then
 //! every level-1 node (the first parent's children first), and so on.
 //!
-//! The algorithm only: no strategy is registered for it yet (records of
-//! several levels with parent links need a granularity per level).
+//! The `llama.hierarchical` strategy gives one level's nodes per
+//! configured chunker (`crate::strategy::llama_hierarchical`).
 
 use std::ops::Range;
 
