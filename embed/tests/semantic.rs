@@ -150,7 +150,7 @@ fn sample() -> Vec<(String, Vec<u8>)> {
     } else {
         files
             .into_iter()
-            .step_by(120)
+            .step_by(240)
             .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() < 12_000))
             .collect()
     };

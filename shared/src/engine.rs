@@ -565,6 +565,9 @@ mod tests {
                 "llm_chaptering-v1",
                 "langchain.character",
                 "langchain.token",
+                "langchain.markdown",
+                "haystack.split",
+                "langchain.recursive",
                 "llama.sentence",
                 "llama.hierarchical"
             ]

@@ -124,7 +124,11 @@ pub fn validate_scoped(
         if c.chunk_text.trim().is_empty() {
             v.push(format!("{at}: empty chunk text"));
         }
-        check_span(text, c, chars, rules.prefixes, &at, &mut v);
+        if rules.verbatim_text {
+            check_span(text, c, chars, rules.prefixes, &at, &mut v);
+        } else {
+            check_rendered(text, c, chars, &at, &mut v);
+        }
         if let Some(prev) = i.checked_sub(1).and_then(|p| chunks.get(p)) {
             if prev.byte_end > c.byte_start {
                 v.push(format!(
@@ -194,14 +198,9 @@ fn check_span(
     at: &At,
     v: &mut Violations,
 ) {
-    let (bs, be) = (c.byte_start as usize, c.byte_end as usize);
-    if bs >= be || be > text.len() || !text.is_char_boundary(bs) || !text.is_char_boundary(be) {
-        v.push(format!("{at}: own span is empty or not on char boundaries"));
+    let Some((bs, be)) = own_span(text, c, chars, at, v) else {
         return;
-    }
-    if chars.char_offset(bs) != c.char_start || chars.char_offset(be) != c.char_end {
-        v.push(format!("{at}: char offsets disagree with byte offsets"));
-    }
+    };
     let (prefix, suffix) = (c.prefix(), c.suffix());
     let (prefix_len, suffix_len) = (prefix.len(), suffix.len());
     let own = c
@@ -241,6 +240,49 @@ fn check_span(
             "{at}: overlap prefix is not the text before the own span"
         )),
         _ => {}
+    }
+}
+
+/// The own span's byte range, if it is one (non-empty, on character
+/// boundaries, its char offsets agreeing).
+fn own_span(
+    text: &str,
+    c: &Chunk,
+    chars: &CharIndex<'_>,
+    at: &At,
+    v: &mut Violations,
+) -> Option<(usize, usize)> {
+    let (bs, be) = (c.byte_start as usize, c.byte_end as usize);
+    if bs >= be || be > text.len() || !text.is_char_boundary(bs) || !text.is_char_boundary(be) {
+        v.push(format!("{at}: own span is empty or not on char boundaries"));
+        return None;
+    }
+    if chars.char_offset(bs) != c.char_start || chars.char_offset(be) != c.char_end {
+        v.push(format!("{at}: char offsets disagree with byte offsets"));
+    }
+    Some((bs, be))
+}
+
+/// A rendered chunk (`Rules::verbatim_text` false): offsets consistent, no
+/// prefix or suffix, and the chunk text's non-whitespace characters are
+/// found in the own span, in order.
+fn check_rendered(text: &str, c: &Chunk, chars: &CharIndex<'_>, at: &At, v: &mut Violations) {
+    let Some((bs, be)) = own_span(text, c, chars, at, v) else {
+        return;
+    };
+    if c.overlap_prefix_chars != 0 || c.closing_suffix_chars != 0 {
+        v.push(format!("{at}: a rendered chunk carries a prefix or suffix"));
+    }
+    let mut own = text[bs..be].chars().filter(|c| !c.is_whitespace());
+    if !c
+        .chunk_text
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .all(|x| own.any(|y| y == x))
+    {
+        v.push(format!(
+            "{at}: chunk text holds characters its own span does not, or not in order"
+        ));
     }
 }
 

@@ -82,6 +82,19 @@ pub struct ChunkInput<'a> {
 
 /// A strategy configured by one profile's parameters: a pure function from
 /// an analysed document to chunks. The engine validates what it returns.
+/// The framework call a drop-in strategy reproduces, for listings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Framework {
+    /// The call: `LangChain MarkdownHeaderTextSplitter`.
+    pub call: &'static str,
+    /// The package and version its parity fixtures were made with:
+    /// `langchain-text-splitters 1.1.3`.
+    pub package: &'static str,
+    /// What its sizes (`chunk_size`) count: `tokens`, `chars` (code
+    /// points), `words`; `None` when it has no size.
+    pub unit: Option<&'static str>,
+}
+
 pub trait Chunker: Send + Sync + std::fmt::Debug {
     /// The sizes it keeps.
     fn limits(&self) -> Limits;
@@ -100,6 +113,11 @@ pub trait Chunker: Send + Sync + std::fmt::Debug {
     /// [`ChunkInput::chat`] (`llm_chaptering`).
     fn needs_chat(&self) -> bool {
         false
+    }
+    /// The framework call a drop-in reproduces (`langchain.token`: LangChain's
+    /// `TokenTextSplitter`); `None` for our own strategies.
+    fn framework(&self) -> Option<Framework> {
+        None
     }
     /// Whether the profile demands a GPU embedder (the Chunking System specification
     /// `gpu_semantic_checks`): the engine refuses to build without one.

@@ -48,6 +48,12 @@ pub struct Rules {
     /// Heading lines may be left out of every own span (`strip_headers`):
     /// they travel as metadata instead.
     pub headings_as_metadata: bool,
+    /// `chunk_text` is prefix + own span + suffix. `false`: the strategy
+    /// renders its own span as a framework does (LangChain's Markdown
+    /// header splitter strips lines and joins blocks with `"  \n"`), and
+    /// the chunk text's non-whitespace characters are the span's, in order,
+    /// some (invisible characters, header lines) left out.
+    pub verbatim_text: bool,
 }
 
 impl Rules {
@@ -61,6 +67,7 @@ impl Rules {
         headings_path: true,
         min_tokens: None,
         headings_as_metadata: false,
+        verbatim_text: true,
     };
 
     /// Only the universal rules, overlap as the only prefix.
@@ -71,5 +78,10 @@ impl Rules {
         headings_path: true,
         min_tokens: None,
         headings_as_metadata: false,
+        verbatim_text: true,
     };
 }
+
+/// A hard max no chunk reaches: a splitter that measures in characters
+/// (or not at all), as its framework does, sets no token limit.
+pub const NO_TOKEN_LIMIT: usize = 1 << 30;

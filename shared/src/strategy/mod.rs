@@ -18,8 +18,8 @@ pub mod limits;
 
 use std::sync::Arc;
 
-pub use chunker::{ChunkInput, Chunker, Strategy};
-pub use limits::{Limits, PrefixRule, Rules};
+pub use chunker::{ChunkInput, Chunker, Framework, Strategy};
+pub use limits::{Limits, PrefixRule, Rules, NO_TOKEN_LIMIT};
 pub use params::{ParamError, Params};
 
 /// Declares the built-in strategies: for each `module::Type`, the module
@@ -64,6 +64,9 @@ builtin_strategies! {
     llm_chaptering::LlmChaptering,
     langchain_character::LangchainCharacter,
     langchain_token::LangchainToken,
+    langchain_markdown::LangchainMarkdown,
+    haystack_split::HaystackSplit,
+    langchain_recursive::LangchainRecursive,
     llama_sentence::LlamaSentence,
     llama_hierarchical::LlamaHierarchical,
 }

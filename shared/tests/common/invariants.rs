@@ -327,6 +327,28 @@ pub fn check_group(
             other => v.push(format!("{at}: page_start/page_end {other:?}")),
         }
 
+        // A strategy that renders its span as a framework does (LangChain's
+        // Markdown header splitter) keeps the span's non-whitespace
+        // characters in order, leaving some out, and adds no others.
+        if !profile.rules().verbatim_text {
+            if c.overlap_prefix_chars != 0 || c.closing_suffix_chars != 0 {
+                v.push(format!("{at}: a rendered chunk with a prefix or suffix"));
+            }
+            let mut src = own.chars().filter(|c| !c.is_whitespace());
+            let ok = c
+                .chunk_text
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .all(|x| src.any(|y| y == x));
+            if !ok {
+                v.push(format!(
+                    "{at}: chunk_text {:?} is not drawn from its own span {:?}",
+                    head(&c.chunk_text, 40),
+                    head(own, 40)
+                ));
+            }
+            continue;
+        }
         // chunk_text == prefix + own + suffix.
         let prefix_bytes = prefix_len_bytes(&c.chunk_text, c.overlap_prefix_chars as usize);
         let suffix_bytes = suffix_len_bytes(&c.chunk_text, c.closing_suffix_chars as usize);
@@ -402,7 +424,14 @@ pub fn check_group(
         }
     }
     if cover {
-        check_nothing_lost(normalized, chunks, &mut v);
+        // Headings the strategy carries as metadata (LangChain's
+        // strip_headers) may lie in no chunk.
+        let headings = if profile.rules().headings_as_metadata {
+            atx_heading_lines(normalized)
+        } else {
+            Vec::new()
+        };
+        check_nothing_lost(normalized, chunks, &headings, &mut v);
     }
     v
 }
@@ -502,12 +531,18 @@ pub fn check_prefix(
 
 /// Nothing lost: every non-whitespace char lies in an own span or in an
 /// exempt range.
-pub fn check_nothing_lost(text: &str, chunks: &[Chunk], v: &mut Vec<String>) {
+pub fn check_nothing_lost(
+    text: &str,
+    chunks: &[Chunk],
+    exempt: &[(usize, usize)],
+    v: &mut Vec<String>,
+) {
     let mut spans: Vec<(usize, usize)> = chunks
         .iter()
         .map(|c| (c.byte_start as usize, (c.byte_end as usize).min(text.len())))
         .collect();
     spans.extend(exempt_ranges(text));
+    spans.extend_from_slice(exempt);
     spans.sort_unstable();
     let mut covered = 0usize;
     let mut lost = 0usize;
@@ -532,6 +567,26 @@ pub fn check_nothing_lost(text: &str, chunks: &[Chunk], v: &mut Vec<String>) {
         covered = covered.max(e);
     }
     report(covered, text.len(), v);
+}
+
+/// The byte ranges of ATX heading lines (`#` to `######`, a space or the
+/// line's end after them, up to three spaces of indentation).
+fn atx_heading_lines(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_start_matches(' ');
+        let hashes = body.bytes().take_while(|&b| b == b'#').count();
+        let after = body[hashes..].chars().next();
+        if line.len() - body.len() <= 3
+            && (1..=6).contains(&hashes)
+            && after.is_none_or(char::is_whitespace)
+        {
+            out.push((pos, pos + line.len()));
+        }
+        pos += line.len();
+    }
+    out
 }
 
 /// Whether `embed_text` is `chunk_text` (with or without a breadcrumb of at

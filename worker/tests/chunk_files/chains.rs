@@ -69,7 +69,15 @@ fn every_profile_writes_one_chain_per_granularity() {
         let primary = profile.granularity.as_str();
         let out = temp_dir(&format!("chains-{}", profile.name));
         let mut args: Vec<&str> = flags.iter().map(String::as_str).collect();
-        args.extend(inputs.iter().map(String::as_str));
+        // The model's profiles embed every sentence in a test build (most
+        // of this test's time): every third fixture shows their chains as
+        // well, the chains being the engine's, not the strategy's.
+        let step = if profile.chunker().needs_embedder() {
+            3
+        } else {
+            1
+        };
+        args.extend(inputs.iter().step_by(step).map(String::as_str));
         let run = chunk_files(&out, &args);
         assert!(
             run.status.success(),

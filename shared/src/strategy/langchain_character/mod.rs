@@ -25,10 +25,11 @@ use crate::chunk::record::Chunk;
 use crate::error::ChunkError;
 use crate::normalize::Normalization;
 use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
-use crate::strategy::limits::{Limits, Rules};
+use crate::strategy::chunker::Framework;
+use crate::strategy::limits::{Limits, Rules, NO_TOKEN_LIMIT};
 use crate::strategy::params::{ParamError, Params};
 
-mod split;
+pub(crate) mod split;
 
 pub use split::{KeepSeparator, Pieces};
 
@@ -45,9 +46,6 @@ const KEYS: [&str; 6] = [
     "strip_whitespace",
 ];
 
-/// A hard max no chunk of a character-measured splitter reaches: budgets
-/// are in characters, not tokens.
-pub(crate) const NO_TOKEN_LIMIT: usize = 1 << 30;
 
 impl Strategy for LangchainCharacter {
     fn name(&self) -> &'static str {
@@ -138,6 +136,14 @@ impl Chunker for LangchainCharacterChunker {
 
     fn rules(&self) -> Rules {
         Rules::UNIVERSAL
+    }
+
+    fn framework(&self) -> Option<Framework> {
+        Some(Framework {
+            call: "LangChain CharacterTextSplitter",
+            package: "langchain-text-splitters 1.1.3",
+            unit: Some("chars"),
+        })
     }
 
     fn params(&self) -> toml::Table {

@@ -57,6 +57,12 @@ impl Pieces {
         })
     }
 
+    /// Whether the separator occurs in `text` (`re.search`); the empty
+    /// separator always does.
+    pub fn occurs_in(&self, text: &str) -> bool {
+        self.pattern.as_ref().is_none_or(|p| p.is_match(text))
+    }
+
     /// The separator LangChain joins (and measures) pieces with.
     pub fn merge_separator(&self) -> &str {
         &self.merge_separator
@@ -116,20 +122,35 @@ pub(crate) fn py_strip(text: &str, range: Range<usize>) -> Range<usize> {
     start..end.max(start)
 }
 
-/// `_merge_splits`: pieces joined greedily while the joined length stays
-/// within `size` (a longer piece alone), the next chunk starting with the
-/// previous one's last pieces while they fit `overlap`. A chunk is the
-/// document's slice from its first to its last piece, stripped with
-/// `strip`; one left empty is dropped.
+/// `_merge_splits` with `len` = code points (Python's `len`): see
+/// [`merge_by`].
 pub(crate) fn merge(
+    text: &str,
+    pieces: &[Range<usize>],
+    separator: &str,
+    sizes: (usize, usize),
+    strip: bool,
+) -> Vec<Range<usize>> {
+    let len = |s: &str| s.chars().count();
+    merge_by(text, pieces, separator, sizes, strip, &len)
+}
+
+/// `_merge_splits`: pieces joined greedily while the joined length (by
+/// `len`, LangChain's `length_function`) stays within `size` (a longer
+/// piece alone), the next chunk starting with the previous one's last
+/// pieces while they fit `overlap`. A chunk is the document's slice from
+/// its first to its last piece, stripped with `strip`; one left empty is
+/// dropped.
+pub(crate) fn merge_by(
     text: &str,
     pieces: &[Range<usize>],
     separator: &str,
     (size, overlap): (usize, usize),
     strip: bool,
+    len: &dyn Fn(&str) -> usize,
 ) -> Vec<Range<usize>> {
-    let sep = separator.chars().count();
-    let lens: Vec<usize> = pieces.iter().map(|r| text[r.clone()].chars().count()).collect();
+    let sep = len(separator);
+    let lens: Vec<usize> = pieces.iter().map(|r| len(&text[r.clone()])).collect();
     let mut docs = Vec::new();
     let mut current: VecDeque<usize> = VecDeque::new();
     let mut total = 0usize;

@@ -21,6 +21,7 @@ use crate::chunk::record::Chunk;
 use crate::error::ChunkError;
 use crate::normalize::Normalization;
 use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::chunker::Framework;
 use crate::strategy::limits::{Limits, Rules};
 use crate::strategy::params::{ParamError, Params};
 use crate::tokens::{ceil_char_boundary, floor_char_boundary, TokenizerKind};
@@ -135,6 +136,14 @@ impl Chunker for LangchainTokenChunker {
 
     fn rules(&self) -> Rules {
         Rules::UNIVERSAL
+    }
+
+    fn framework(&self) -> Option<Framework> {
+        Some(Framework {
+            call: "LangChain TokenTextSplitter",
+            package: "langchain-text-splitters 1.1.3",
+            unit: Some("tokens"),
+        })
     }
 
     fn params(&self) -> toml::Table {

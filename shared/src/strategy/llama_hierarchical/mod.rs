@@ -30,7 +30,7 @@ use crate::chunk::exact::chunks_from_exact_spans;
 use crate::chunk::record::Chunk;
 use crate::error::ChunkError;
 use crate::normalize::Normalization;
-use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::chunker::{ChunkInput, Chunker, Framework, Strategy};
 use crate::strategy::limits::{Limits, Rules};
 use crate::strategy::llama_sentence::punkt::Punkt;
 use crate::strategy::llama_sentence::{
@@ -147,6 +147,14 @@ impl Chunker for LlamaHierarchicalChunker {
 
     fn rules(&self) -> Rules {
         Rules::UNIVERSAL
+    }
+
+    fn framework(&self) -> Option<Framework> {
+        Some(Framework {
+            call: "LlamaIndex HierarchicalNodeParser",
+            package: "llama-index-core 0.14.25",
+            unit: Some("tokens"),
+        })
     }
 
     fn params(&self) -> toml::Table {

@@ -37,7 +37,7 @@ use crate::chunk::exact::chunks_from_exact_spans;
 use crate::chunk::record::Chunk;
 use crate::error::ChunkError;
 use crate::normalize::Normalization;
-use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
+use crate::strategy::chunker::{ChunkInput, Chunker, Framework, Strategy};
 use crate::strategy::limits::{Limits, Rules};
 use crate::strategy::params::{ParamError, Params};
 use crate::tokens::TokenizerKind;
@@ -159,6 +159,14 @@ impl Chunker for LlamaSentenceChunker {
 
     fn rules(&self) -> Rules {
         Rules::UNIVERSAL
+    }
+
+    fn framework(&self) -> Option<Framework> {
+        Some(Framework {
+            call: "LlamaIndex SentenceSplitter",
+            package: "llama-index-core 0.14.25",
+            unit: Some("tokens"),
+        })
     }
 
     fn params(&self) -> toml::Table {

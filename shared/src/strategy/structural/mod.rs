@@ -181,6 +181,7 @@ impl Chunker for StructuralChunker {
             headings_path: true,
             min_tokens: Some(self.params.min_tokens),
             headings_as_metadata: false,
+            verbatim_text: true,
         }
     }
 

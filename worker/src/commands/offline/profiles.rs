@@ -5,6 +5,7 @@ use std::fs;
 use std::io::Write;
 
 use shared::profile::DEFAULT_PROFILE;
+use shared::strategy::NO_TOKEN_LIMIT;
 use shared::{Engine, Profile};
 
 use super::outcome::{deliver, OfflineError, Summary};
@@ -135,14 +136,30 @@ pub fn listing(engine: &Engine) -> String {
                 }
             ));
         }
+        // A drop-in names the call it reproduces, and its sizes are in the
+        // framework's units (LangChain's CharacterTextSplitter: characters).
+        let framework = p.chunker().framework();
+        let budget = |n: usize| {
+            if n >= NO_TOKEN_LIMIT {
+                "none".to_owned()
+            } else {
+                match framework.and_then(|f| f.unit) {
+                    Some(unit) if unit != "tokens" => format!("{n}{unit}"),
+                    _ => n.to_string(),
+                }
+            }
+        };
+        let framework = framework.map_or_else(String::new, |f| {
+            format!(" framework=\"{} ({})\"", f.call, f.package)
+        });
         out.push_str(&format!(
-            "{:<width$}  strategy={} tokenizer={} granularity={} target={} hard_max={} source={}{flags}  {}  params: {}\n",
+            "{:<width$}  strategy={}{framework} tokenizer={} granularity={} target={} hard_max={} source={}{flags}  {}  params: {}\n",
             p.name,
             p.strategy,
             p.tokenizer.name(),
             p.granularity.as_str(),
-            limits.target_tokens,
-            limits.hard_max_tokens,
+            budget(limits.target_tokens),
+            budget(limits.hard_max_tokens),
             p.origin.describe(),
             p.description,
             p.params_line(),
@@ -186,6 +203,25 @@ mod tests {
         assert!(
             out.contains("recursive-v1 ") && out.contains("strategy=recursive"),
             "{out}"
+        );
+        // Drop-ins name the call and version they reproduce, sizes in its units.
+        let line = |name: &str| {
+            out.lines()
+                .find(|l| l.starts_with(&format!("{name} ")))
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let character = line("langchain.character");
+        assert!(
+            character.contains(
+                r#"framework="LangChain CharacterTextSplitter (langchain-text-splitters 1.1.3)""#
+            ) && character.contains("target=4000chars hard_max=none"),
+            "{character}"
+        );
+        let markdown = line("langchain.markdown");
+        assert!(
+            markdown.contains("MarkdownHeaderTextSplitter") && markdown.contains("target=none"),
+            "{markdown}"
         );
         Ok(())
     }
