@@ -567,7 +567,9 @@ mod tests {
                 "langchain.token",
                 "langchain.markdown",
                 "haystack.split",
-                "langchain.recursive"
+                "langchain.recursive",
+                "llama.sentence",
+                "llama.hierarchical"
             ]
         );
         let doc = engine

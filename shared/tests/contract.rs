@@ -195,6 +195,7 @@ fn a_profile_file_may_choose_o200k_for_any_strategy() {
             "document" => "max_tokens = 200\n",
             "langchain.markdown" => "",
             "haystack.split" => "split_length = 40\nsplit_overlap = 5\n",
+            "llama.hierarchical" => "chunk_sizes = [200, 50]\nchunk_overlap = 20\nlevel = 1\n",
             "sliding_window" | "section_aware" | "table" | "layout_heuristic" | "layout_aware"
             | "grobid" => "target_tokens = 200\nhard_max_tokens = 300\n",
             _ => "chunk_size = 200\nchunk_overlap = 20\n",

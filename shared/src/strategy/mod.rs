@@ -67,6 +67,8 @@ builtin_strategies! {
     langchain_markdown::LangchainMarkdown,
     haystack_split::HaystackSplit,
     langchain_recursive::LangchainRecursive,
+    llama_sentence::LlamaSentence,
+    llama_hierarchical::LlamaHierarchical,
 }
 
 /// Strategies by name, in registration order.
