@@ -44,11 +44,9 @@ use crate::tokens::TokenizerKind;
 
 mod hierarchical;
 pub mod punkt;
-mod python;
 mod split;
 
 pub use hierarchical::{hierarchical_nodes, HierarchicalNode};
-pub use python::py_isspace;
 pub use split::{split_keep_separator, LlamaTokens, SentenceSplitter, Split};
 
 /// LlamaIndex's `SentenceSplitter`.

@@ -11,7 +11,7 @@ use std::ops::Range;
 use regex::Regex;
 
 use super::punkt::Punkt;
-use super::python::py_isspace;
+use crate::strategy::pystr::py_isspace;
 use crate::tokens::{Bpe, TokenCounter, TokenizerKind};
 
 /// Token counts as LlamaIndex's tokenizer gives them:
