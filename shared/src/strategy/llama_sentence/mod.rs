@@ -43,12 +43,11 @@ use crate::strategy::params::{ParamError, Params};
 use crate::tokens::TokenizerKind;
 
 mod hierarchical;
-pub mod punkt;
-mod python;
+pub use crate::sentence::punkt;
 mod split;
 
 pub use hierarchical::{hierarchical_nodes, HierarchicalNode};
-pub use python::py_isspace;
+pub use crate::sentence::python::py_isspace;
 pub use split::{split_keep_separator, LlamaTokens, SentenceSplitter, Split};
 
 /// LlamaIndex's `SentenceSplitter`.

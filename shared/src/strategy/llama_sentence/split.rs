@@ -10,8 +10,8 @@ use std::ops::Range;
 
 use regex::Regex;
 
-use super::punkt::Punkt;
-use super::python::py_isspace;
+use crate::sentence::punkt::Punkt;
+use crate::sentence::python::py_isspace;
 use crate::tokens::{Bpe, TokenCounter, TokenizerKind};
 
 /// Token counts as LlamaIndex's tokenizer gives them:
