@@ -406,4 +406,66 @@ mod tests {
         assert!(texts(&chunker(SplitBy::Word, 3, 0, 0), "").is_empty());
         assert_eq!(texts(&chunker(SplitBy::Passage, 1, 0, 0), "a\n\nb"), ["a\n\n", "b"]);
     }
+
+    #[test]
+    fn configure_accepts_sentences_and_refuses_unshipped_languages() {
+        let configure = |src: &str| {
+            let table: toml::Table = src.parse().unwrap();
+            HaystackSplit
+                .configure(&Params::new(&table, "params"))
+                .map(|c| c.params())
+                .map_err(|e| e.0)
+        };
+        let t = configure("split_by = \"sentence\"\nsplit_length = 5").unwrap();
+        assert_eq!(t["split_by"].as_str(), Some("sentence"));
+        let t = configure("respect_sentence_boundary = true\nsplit_length = 50").unwrap();
+        assert_eq!(t["respect_sentence_boundary"].as_bool(), Some(true));
+        // Reset for anything but words, as Haystack does (with a warning).
+        let t = configure("split_by = \"line\"\nrespect_sentence_boundary = true").unwrap();
+        assert_eq!(t["respect_sentence_boundary"].as_bool(), Some(false));
+        assert!(configure("split_by = \"sentence\"\nlanguage = \"ru\"").is_ok());
+        assert!(configure("split_by = \"sentence\"\nlanguage = \"xx\"").is_ok());
+        let e = configure("split_by = \"sentence\"\nlanguage = \"de\"").unwrap_err();
+        assert!(e.contains("params.language") && e.contains("\"en\", \"ru\""), "{e}");
+        // The language only matters when sentences are split.
+        assert!(configure("split_by = \"word\"\nlanguage = \"de\"").is_ok());
+        let e = configure("split_by = \"token\"").unwrap_err();
+        assert!(e.contains("params.split_by"), "{e}");
+    }
+
+    #[test]
+    fn random_texts_give_ordered_slices_over_sentences_without_panic() {
+        let alphabet: Vec<char> = "aZ9 .?!,;:-()[]{}\"'‘’“”«»\n\r\t\u{c}\u{1c}\u{85}\u{a0}é\u{301}😀1"
+            .chars()
+            .collect();
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize % n
+        };
+        let sentences = HaystackSentences::new("en", true, true).unwrap();
+        for _ in 0..400 {
+            let len = next(120);
+            let text: String = (0..len).map(|_| alphabet[next(alphabet.len())]).collect();
+            let n = 1 + next(8);
+            let mut c = chunker(SplitBy::Sentence, n, next(n), next(4));
+            c.sentences = Some(sentences.clone());
+            c.respect_sentence_boundary = next(2) == 0;
+            if c.respect_sentence_boundary {
+                c.split_by = SplitBy::Word;
+            }
+            let spans = c.windows(&text);
+            for w in spans.windows(2) {
+                assert!(w[0].start <= w[1].start, "{text:?}");
+            }
+            for r in &spans {
+                assert!(!r.is_empty() && text.get(r.clone()).is_some(), "{text:?}");
+            }
+            if text.trim_matches(crate::sentence::python::py_isspace).is_empty() {
+                assert!(spans.is_empty());
+            }
+        }
+    }
 }
