@@ -102,6 +102,10 @@ fn is_sentence_closer(c: char) -> bool {
 fn keep_white_space_candidates(text: &str) -> Vec<EndCandidate> {
     let mut out = Vec::new();
     let mut pos = 0;
+    // The end of the non-space run last measured: every later position
+    // before it is in the same run (`a.a.a...` measures it once, not once
+    // a period).
+    let mut run_end = 0;
     while let Some(rel) = text.get(pos..).and_then(|t| t.find(['.', '?', '!'])) {
         let at = pos + rel;
         let closers = at + 1;
@@ -125,7 +129,10 @@ fn keep_white_space_candidates(text: &str) -> Vec<EndCandidate> {
                 next_tok: None,
             });
         } else {
-            let tok_end = end + run_len(&text[end..], |c| !py_isspace(c));
+            if end >= run_end {
+                run_end = end + run_len(&text[end..], |c| !py_isspace(c));
+            }
+            let tok_end = run_end;
             out.push(EndCandidate {
                 at,
                 end,

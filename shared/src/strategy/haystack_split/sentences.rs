@@ -90,10 +90,30 @@ fn quote_around(quotes: &[Range<usize>], end: usize) -> Option<&Range<usize>> {
     quotes.get(i).filter(|q| q.start < end)
 }
 
-fn numbering() -> Option<&'static Regex> {
+/// Python `re`'s `\d` on `str`: Unicode `Nd`.
+fn is_decimal(c: char) -> bool {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"(?:^|\n)[\s\x1C-\x1F]*\d{1,2}\.$").ok())
-        .as_ref()
+    c.is_ascii_digit()
+        || (!c.is_ascii()
+            && RE
+                .get_or_init(|| Regex::new(r"^\d$").ok())
+                .as_ref()
+                .is_some_and(|re| re.is_match(c.encode_utf8(&mut [0; 4]))))
+}
+
+/// `re.search(r"(^|\n)\s*\d{1,2}\.$", s)` for an `s` without trailing
+/// whitespace, read from the end (a span joined many times is not scanned
+/// again each time).
+fn ends_with_list_number(s: &str) -> bool {
+    let Some(rest) = s.strip_suffix('.') else {
+        return false;
+    };
+    let body = rest.trim_end_matches(is_decimal);
+    if !(1..=2).contains(&rest[body.len()..].chars().count()) {
+        return false;
+    }
+    let before = body.trim_end_matches(py_isspace);
+    before.is_empty() || body[before.len()..].contains('\n')
 }
 
 /// `_needs_join(text, span, next_span, quote_spans)`.
@@ -124,7 +144,7 @@ fn needs_join(
         }
     }
     // 4. A list number (`1.`).
-    if numbering().is_some_and(|re| re.is_match(stripped)) {
+    if ends_with_list_number(stripped) {
         return true;
     }
     // 5. The next sentence starts with a bracket.

@@ -167,3 +167,34 @@ fn sentences_and_chunks_match_haystack_on_random_texts() {
     println!("haystack sentences: {total} random cases, chunks identical in {same}, {gaps} differ only by whitespace after a realigned closer");
     assert_eq!(total, 600);
 }
+
+#[test]
+fn list_numbers_read_from_the_end_as_pythons_pattern() {
+    for (s, yes) in [
+        ("1.", true),
+        ("12.", true),
+        ("123.", false),
+        ("a 1.", false),
+        ("a\n 1.", true),
+        ("a\n\t\u{1c} 7.", true),
+        (" 7.", true),
+        ("\u{663}.", true),
+        ("\u{b2}.", false),
+        ("1", false),
+        ("a\n1x.", false),
+    ] {
+        assert_eq!(ends_with_list_number(s), yes, "{s:?}");
+    }
+}
+
+#[test]
+fn long_runs_stay_linear() {
+    // A period every other character in one non-space run, and a text of
+    // quote spans joining every sentence: both quadratic in Haystack.
+    let s = en();
+    let text = "a.".repeat(50_000) + " " + &"'b. ".repeat(20_000);
+    let t = std::time::Instant::now();
+    let n = s.split(&text).len();
+    assert!(n >= 1);
+    assert!(t.elapsed() < std::time::Duration::from_secs(20), "{:?}", t.elapsed());
+}
