@@ -30,10 +30,11 @@
 //! refused with a message saying so. Intended differences: a chunk of
 //! whitespace alone (Haystack keeps one for a whitespace-only document) is
 //! not a record; where Punkt moves a closing quote or bracket that follows
-//! whitespace onto the sentence before (`_realign_boundaries`), Haystack
-//! loses the whitespace after it and a chunk over both sentences is not a
-//! slice of the document: ours keeps that whitespace (the chunk is the
-//! document's text from its first sentence's start to its last one's end).
+//! whitespace onto the sentence before (`_realign_boundaries`; in Markdown
+//! mostly code: `decided.\n}\n\nstruct`), Haystack loses the whitespace
+//! after it and a chunk over both sentences is not a slice of the
+//! document: ours keeps that whitespace (the chunk is the document's text
+//! from its first sentence's start to its last one's end).
 
 mod sentences;
 

@@ -66,6 +66,29 @@ fn options_and_languages_match_haystack() {
     let t = "Mr. Smith went home. He slept.";
     assert_eq!(split(&ru, t), ["Mr. ", "Smith went home. ", "He slept."]);
     assert_eq!(split(&unknown, t), ["Mr. Smith went home. ", "He slept."]);
+    // NLTK's Russian model (its abbreviations) against the English one.
+    let t = "Привет, т.е. мир. Это г. Москва, ул. Ленина. Он сказал: «Да.» Нет. Иванов А. С. пришёл.";
+    assert_eq!(
+        split(&ru, t),
+        [
+            "Привет, т.е. мир. Это г. Москва, ул. Ленина. ",
+            "Он сказал: «Да.» ",
+            "Нет. ",
+            "Иванов А. С. пришёл."
+        ]
+    );
+    assert_eq!(
+        split(&en(), t),
+        [
+            "Привет, т.е. ",
+            "мир. ",
+            "Это г. Москва, ул. ",
+            "Ленина. ",
+            "Он сказал: «Да.» ",
+            "Нет. ",
+            "Иванов А. С. пришёл."
+        ]
+    );
     let e = HaystackSentences::new("de", true, true).unwrap_err();
     assert!(e.contains("\"en\", \"ru\""), "{e}");
 }
