@@ -569,7 +569,8 @@ mod tests {
                 "haystack.split",
                 "langchain.recursive",
                 "llama.sentence",
-                "llama.hierarchical"
+                "llama.hierarchical",
+                "llama.semantic"
             ]
         );
         let doc = engine

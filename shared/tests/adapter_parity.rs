@@ -15,8 +15,11 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use serde_json::Value;
-use shared::{DocumentMeta, Engine};
+use shared::embed::EmbedError;
+use shared::{DocumentMeta, Embedder, Engine};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
@@ -70,6 +73,17 @@ fn parity_of(
     excuse: Excuse,
     not_built: &[&str],
 ) -> Stats {
+    run_cases(adapter, extra, excuse, not_built, None)
+}
+
+/// [`parity_of`] with a sentence embedder in the engine.
+fn run_cases(
+    adapter: &str,
+    extra: &[(&str, toml::Value)],
+    excuse: Excuse,
+    not_built: &[&str],
+    embedder: Option<Arc<dyn Embedder>>,
+) -> Stats {
     let path = fixtures().join(format!("adapters/{adapter}.json"));
     let data: Value = serde_json::from_slice(
         &std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
@@ -112,8 +126,11 @@ fn parity_of(
                 extra
             )
         );
-        let engine = Engine::builder()
-            .profile_source("parity.toml", src)
+        let mut builder = Engine::builder().profile_source("parity.toml", src);
+        if let Some(e) = &embedder {
+            builder = builder.embedder(Arc::clone(e));
+        }
+        let engine = builder
             .build()
             .unwrap_or_else(|e| panic!("{adapter} {}: {e}", case["settings"]));
         let chunks = engine
@@ -481,4 +498,82 @@ fn llama_hierarchical_matches_llamaindex_text_for_text_per_level() {
         parents_same, parents_total,
         "llama.hierarchical: parents differ"
     );
+}
+
+/// The fixture's stand-in embedding (`fake_embedding` in
+/// `llama.semantic.json`, scripts/peers/ADAPTERS.md section 6): a bag of
+/// words hashed (64-bit FNV-1a) into 63 buckets plus a bias, all integers,
+/// so both sides compute the same distances bit for bit.
+#[derive(Debug)]
+struct FnvBagOfWords;
+
+impl Embedder for FnvBagOfWords {
+    fn id(&self) -> &str {
+        "fnv64-bag-of-words-64"
+    }
+
+    fn dimensions(&self) -> usize {
+        64
+    }
+
+    fn max_tokens(&self) -> usize {
+        usize::MAX
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts.iter().map(|t| fnv_bag(t)).collect())
+    }
+}
+
+fn fnv_bag(text: &str) -> Vec<f32> {
+    let mut v = vec![0.0f32; 64];
+    v[0] = 1.0;
+    for piece in text.split_ascii_whitespace() {
+        let tok = piece.trim_matches(|c: char| c.is_ascii_punctuation());
+        if tok.is_empty() {
+            continue;
+        }
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in tok.to_ascii_lowercase().bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        v[1 + (h % 63) as usize] += 1.0;
+    }
+    v
+}
+
+/// No sentence (empty or whitespace-only): LlamaIndex gives one empty
+/// node, records never hold nothing.
+fn no_sentence(ours: &[String], theirs: &[String]) -> Option<&'static str> {
+    (ours.is_empty() && theirs.iter().all(|t| t.trim().is_empty()))
+        .then_some("no sentence: LlamaIndex returns one empty node, we no record")
+}
+
+#[test]
+fn llama_semantic_matches_llamaindex_with_the_same_vectors() {
+    // The stand-in reproduces the fixture's own examples.
+    let data: Value = serde_json::from_slice(
+        &std::fs::read(fixtures().join("adapters/llama.semantic.json")).unwrap_or_default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let examples = data["fake_embedding"]["examples"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(examples.len() >= 5);
+    for ex in examples {
+        let v = fnv_bag(ex["text"].as_str().unwrap_or_default());
+        for (i, x) in v.iter().enumerate() {
+            let want = ex["nonzero"][i.to_string()].as_f64().unwrap_or(0.0);
+            assert_eq!(f64::from(*x), want, "{} [{i}]", ex["text"]);
+        }
+    }
+    at_least_95(&run_cases(
+        "llama.semantic",
+        &[],
+        no_sentence,
+        &[],
+        Some(Arc::new(FnvBagOfWords)),
+    ));
 }

@@ -169,7 +169,8 @@ fn every_profile_stays_under_its_hard_max_on_a_long_unstructured_document() {
         let whole = profile.granularity == shared::Granularity::Document
             || profile.strategy == "langchain.character"
             || profile.strategy == "langchain.markdown"
-            || profile.strategy == "langchain.recursive";
+            || profile.strategy == "langchain.recursive"
+            || profile.strategy == "llama.semantic";
         assert!(whole || out.chunks.len() > 10, "{}", profile.name);
     }
 }
@@ -194,6 +195,7 @@ fn a_profile_file_may_choose_o200k_for_any_strategy() {
             | "clinical_role" => "target_tokens = 200\nhard_max_tokens = 300\nmin_tokens = 50\n",
             "document" => "max_tokens = 200\n",
             "langchain.markdown" => "",
+            "llama.semantic" => "buffer_size = 1\n",
             "haystack.split" => "split_length = 40\nsplit_overlap = 5\n",
             "llama.hierarchical" => "chunk_sizes = [200, 50]\nchunk_overlap = 20\nlevel = 1\n",
             "sliding_window" | "section_aware" | "table" | "layout_heuristic" | "layout_aware"

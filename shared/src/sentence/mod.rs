@@ -44,14 +44,12 @@
 //! none empty. Text without a boundary is one sentence; empty text gives none.
 //!
 //! [`punkt`] is a port of NLTK's Punkt (untrained for LlamaIndex, trained
-//! for Haystack), shared by the drop-in strategies; [`python`] holds
-//! Python's string predicates they need.
+//! for Haystack), shared by the drop-in strategies.
 
 use std::ops::Range;
 
 mod abbrev;
 pub mod punkt;
-pub mod python;
 
 use abbrev::{period_class, Abbr};
 

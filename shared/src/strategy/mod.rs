@@ -15,6 +15,7 @@ pub mod params;
 
 pub mod chunker;
 pub mod limits;
+pub mod pystr;
 
 use std::sync::Arc;
 
@@ -69,6 +70,7 @@ builtin_strategies! {
     langchain_recursive::LangchainRecursive,
     llama_sentence::LlamaSentence,
     llama_hierarchical::LlamaHierarchical,
+    llama_semantic::LlamaSemantic,
 }
 
 /// Strategies by name, in registration order.

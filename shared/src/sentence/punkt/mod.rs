@@ -28,7 +28,7 @@ pub use params::{
     ORTHO_UNK_LC, ORTHO_UNK_UC,
 };
 
-use crate::sentence::python::py_isspace;
+use crate::strategy::pystr::py_isspace;
 use words::{is_non_word, is_re_space, text_contains_sentbreak};
 
 /// A Punkt sentence tokenizer with its parameters.

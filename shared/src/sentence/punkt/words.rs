@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::params::{PunktParameters, ORTHO_BEG_LC, ORTHO_LC, ORTHO_MID_UC, ORTHO_UC};
-use crate::sentence::python::py_isspace;
+use crate::strategy::pystr::py_isspace;
 
 /// `_re_non_word_chars`: characters that cannot appear within words.
 pub(super) fn is_non_word(c: char) -> bool {

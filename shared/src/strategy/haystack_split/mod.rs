@@ -464,7 +464,7 @@ mod tests {
             for r in &spans {
                 assert!(!r.is_empty() && text.get(r.clone()).is_some(), "{text:?}");
             }
-            if text.trim_matches(crate::sentence::python::py_isspace).is_empty() {
+            if text.trim_matches(crate::strategy::pystr::py_isspace).is_empty() {
                 assert!(spans.is_empty());
             }
         }

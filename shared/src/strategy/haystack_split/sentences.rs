@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::sentence::punkt::{Model, Punkt};
-use crate::sentence::python::py_isspace;
+use crate::strategy::pystr::py_isspace;
 
 /// Haystack's `ISO639_TO_NLTK` codes whose NLTK model is not shipped.
 const NOT_SHIPPED: [&str; 17] = [

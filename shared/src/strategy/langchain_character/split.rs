@@ -7,6 +7,8 @@ use std::ops::Range;
 
 use regex::Regex;
 
+use crate::strategy::pystr::py_strip;
+
 /// Where a separator goes when the text is split (`keep_separator`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeepSeparator {
@@ -107,19 +109,6 @@ impl Pieces {
         out.retain(|r| !r.is_empty());
         out
     }
-}
-
-/// Python's `str.isspace()`: Unicode white space and U+001C..U+001F.
-pub(crate) fn py_isspace(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// `range` without Python whitespace at either end.
-pub(crate) fn py_strip(text: &str, range: Range<usize>) -> Range<usize> {
-    let s = &text[range.clone()];
-    let start = range.start + (s.len() - s.trim_start_matches(py_isspace).len());
-    let end = range.end - (s.len() - s.trim_end_matches(py_isspace).len());
-    start..end.max(start)
 }
 
 /// `_merge_splits` with `len` = code points (Python's `len`): see
@@ -225,11 +214,5 @@ mod tests {
         let pieces: Vec<&str> = p.split(text).into_iter().map(|r| &text[r]).collect();
         assert_eq!(pieces, ["a", "b", "c"]);
         assert!(Pieces::new("(?=x)", true, KeepSeparator::No).is_err());
-    }
-
-    #[test]
-    fn python_whitespace_is_stripped() {
-        let text = "\u{1f} a \u{a0}";
-        assert_eq!(&text[py_strip(text, 0..text.len())], "a");
     }
 }

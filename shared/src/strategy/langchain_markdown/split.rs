@@ -6,6 +6,8 @@ use std::ops::Range;
 
 use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
 
+use crate::strategy::pystr::py_isspace;
+
 /// One header kind to split on: `#`-style or a custom pattern such as
 /// `**Title**` (LangChain's `custom_header_patterns`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,11 +50,6 @@ pub struct Section {
     /// The source lines its content came from: byte range from the start of
     /// the first to the end of the last (header lines it strips excluded).
     pub lines: Range<usize>,
-}
-
-/// Python's `str.isspace`: Unicode `White_Space` plus U+001C..U+001F.
-pub fn py_isspace(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 /// Python's `str.isprintable` for one character: not in a C* or Z*

@@ -28,10 +28,11 @@ use crate::chunk::record::Chunk;
 use crate::error::ChunkError;
 use crate::normalize::Normalization;
 use crate::strategy::chunker::{ChunkInput, Chunker, Framework, Strategy};
-use crate::strategy::langchain_character::split::{merge_by, py_strip};
+use crate::strategy::langchain_character::split::merge_by;
 use crate::strategy::langchain_character::{KeepSeparator, Pieces};
 use crate::strategy::limits::{Limits, Rules, NO_TOKEN_LIMIT};
 use crate::strategy::params::{ParamError, Params};
+use crate::strategy::pystr::py_strip;
 use crate::tokens::{TokenCounter, TokenizerKind};
 
 /// LangChain's `RecursiveCharacterTextSplitter`.

@@ -47,7 +47,6 @@ pub use crate::sentence::punkt;
 mod split;
 
 pub use hierarchical::{hierarchical_nodes, HierarchicalNode};
-pub use crate::sentence::python::py_isspace;
 pub use split::{split_keep_separator, LlamaTokens, SentenceSplitter, Split};
 
 /// LlamaIndex's `SentenceSplitter`.

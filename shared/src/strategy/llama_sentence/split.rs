@@ -11,7 +11,7 @@ use std::ops::Range;
 use regex::Regex;
 
 use crate::sentence::punkt::Punkt;
-use crate::sentence::python::py_isspace;
+use crate::strategy::pystr::py_isspace;
 use crate::tokens::{Bpe, TokenCounter, TokenizerKind};
 
 /// Token counts as LlamaIndex's tokenizer gives them:

@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used)]
 use crate::sentence::punkt::Punkt;
+use crate::strategy::pystr::py_isspace;
 use crate::tokens::TokenCounter;
 use super::*;
 
