@@ -331,13 +331,7 @@ fn langchain_markdown_matches_langchain_text_for_text() {
 
 #[test]
 fn haystack_split_matches_haystack_text_for_text() {
-    // Sentence splitting (NLTK's trained Punkt) is not built yet.
-    at_least_95(&parity_of(
-        "haystack.split",
-        &[],
-        whitespace_only,
-        &["word_sentence_boundary", "sentence"],
-    ));
+    at_least_95(&parity("haystack.split", &[], whitespace_only));
 }
 
 #[test]

@@ -32,7 +32,7 @@ use crate::error::ChunkError;
 use crate::normalize::Normalization;
 use crate::strategy::chunker::{ChunkInput, Chunker, Framework, Strategy};
 use crate::strategy::limits::{Limits, Rules};
-use crate::strategy::llama_sentence::punkt::Punkt;
+use crate::sentence::punkt::Punkt;
 use crate::strategy::llama_sentence::{
     hierarchical_nodes, LlamaTokens, SentenceSplitter, DEFAULT_SECONDARY_REGEX,
 };

@@ -29,7 +29,7 @@ use crate::error::ChunkError;
 use crate::normalize::Normalization;
 use crate::strategy::chunker::{ChunkInput, Chunker, Framework, Strategy};
 use crate::strategy::limits::{Limits, Rules, NO_TOKEN_LIMIT};
-use crate::strategy::llama_sentence::punkt::Punkt;
+use crate::sentence::punkt::Punkt;
 use crate::strategy::params::{ParamError, Params};
 
 /// Embeds texts, one vector each, in order.

@@ -43,7 +43,7 @@ use crate::strategy::params::{ParamError, Params};
 use crate::tokens::TokenizerKind;
 
 mod hierarchical;
-pub mod punkt;
+pub use crate::sentence::punkt;
 mod split;
 
 pub use hierarchical::{hierarchical_nodes, HierarchicalNode};

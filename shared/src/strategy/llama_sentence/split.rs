@@ -10,7 +10,7 @@ use std::ops::Range;
 
 use regex::Regex;
 
-use super::punkt::Punkt;
+use crate::sentence::punkt::Punkt;
 use crate::strategy::pystr::py_isspace;
 use crate::tokens::{Bpe, TokenCounter, TokenizerKind};
 

@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used)]
-use super::punkt::Punkt;
+use crate::sentence::punkt::Punkt;
 use crate::strategy::pystr::py_isspace;
 use crate::tokens::TokenCounter;
 use super::*;

@@ -1,9 +1,9 @@
 //! Punkt's learned parameters (NLTK's `PunktParameters`): abbreviation
 //! types, collocations, frequent sentence starters and orthographic
 //! context. LlamaIndex's `SentenceSplitter` uses none (an untrained
-//! `PunktSentenceTokenizer()`), which is [`PunktParameters::default`]; a
-//! trained model (Haystack's English Punkt) would fill these sets from its
-//! data, and the annotation passes already consult them.
+//! `PunktSentenceTokenizer()`), which is [`PunktParameters::default`];
+//! Haystack's uses a trained model (`super::Model`, NLTK's `punkt_tab`
+//! data shipped in `data/`), which both annotation passes consult.
 
 use std::collections::{HashMap, HashSet};
 
@@ -29,7 +29,7 @@ pub const ORTHO_LC: u32 = ORTHO_BEG_LC | ORTHO_MID_LC | ORTHO_UNK_LC;
 /// their final period for abbreviations and collocations' first words.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PunktParameters {
-    /// Known abbreviations (`abbrev_types`), e.g. `"dr"`, `"e.g"`.
+    /// Known abbreviations (`abbrev_types`), e.g. `"dr"`, `"u.s"`.
     pub abbrev_types: HashSet<String>,
     /// Word pairs across a period that do not break a sentence
     /// (`collocations`), e.g. `("s", "bach")`.

@@ -9,12 +9,19 @@
 //! Offsets are byte offsets of the text (NLTK's are code points; the
 //! positions are the same characters). With [`PunktParameters::default`]
 //! this is the untrained tokenizer LlamaIndex's `SentenceSplitter` builds;
-//! trained parameters plug in through [`Punkt::with_params`].
+//! trained parameters ([`Model`], shipped in `data/`) plug in through
+//! [`Punkt::with_params`], and [`Punkt::keep_white_spaces`] swaps in
+//! Haystack's `CustomPunktLanguageVars` period context (section 7.3), as
+//! Haystack's `SentenceSplitter(keep_white_spaces=True)` does.
 
+mod model;
 mod params;
 mod words;
 
 use std::ops::Range;
+use std::sync::Arc;
+
+pub use model::Model;
 
 pub use params::{
     PunktParameters, ORTHO_BEG_LC, ORTHO_BEG_UC, ORTHO_LC, ORTHO_MID_LC, ORTHO_MID_UC, ORTHO_UC,
@@ -27,23 +34,21 @@ use words::{is_non_word, is_re_space, text_contains_sentbreak};
 /// A Punkt sentence tokenizer with its parameters.
 #[derive(Debug, Clone, Default)]
 pub struct Punkt {
-    params: PunktParameters,
+    params: Arc<PunktParameters>,
+    /// Haystack's `CustomPunktLanguageVars` period context.
+    keep_white_spaces: bool,
 }
 
-/// One match of `period_context_re`: a sentence-end character and what
-/// follows it (`after_tok`: one non-word character, or whitespace and the
-/// next token, `next_tok`).
+/// One match of `period_context_re`: a sentence-end character (at `at`;
+/// the match ends at `end`) and what follows it (`after_tok`: one non-word
+/// character, or the next token, `next_tok`, with the whitespace before
+/// it in NLTK's pattern).
 #[derive(Debug, Clone)]
 struct EndCandidate {
     at: usize,
+    end: usize,
     after_tok: Range<usize>,
     next_tok: Option<Range<usize>>,
-}
-
-impl EndCandidate {
-    fn end(&self) -> usize {
-        self.at + 1
-    }
 }
 
 /// `period_context_re().finditer(text)`:
@@ -61,6 +66,7 @@ fn end_candidates(text: &str) -> Vec<EndCandidate> {
         if is_non_word(n) {
             out.push(EndCandidate {
                 at,
+                end: after,
                 after_tok: after..after + n.len_utf8(),
                 next_tok: None,
             });
@@ -70,11 +76,71 @@ fn end_candidates(text: &str) -> Vec<EndCandidate> {
             if tok_end > tok_start {
                 out.push(EndCandidate {
                     at,
+                    end: after,
                     after_tok: after..tok_end,
                     next_tok: Some(tok_start..tok_end),
                 });
             }
         }
+    }
+    out
+}
+
+/// Haystack's `SENTENCE_CLOSING_CHARS_RE` (`[\)\]}\"'’”»]`).
+fn is_sentence_closer(c: char) -> bool {
+    matches!(
+        c,
+        ')' | ']' | '}' | '"' | '\'' | '\u{2019}' | '\u{201d}' | '\u{bb}'
+    )
+}
+
+/// `CustomPunktLanguageVars.period_context_re().finditer(text)` (Python
+/// `re`, so `\s` is `str.isspace`):
+/// `[.?!][closers]*\s*(?=(?P<after_tok>NonWord|(?P<next_tok>\S+)))`. The
+/// match holds the closing characters and the whitespace after them; at
+/// the end of the text it gives the last closer back to the look-ahead.
+fn keep_white_space_candidates(text: &str) -> Vec<EndCandidate> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    // The end of the non-space run last measured: every later position
+    // before it is in the same run (`a.a.a...` measures it once, not once
+    // a period).
+    let mut run_end = 0;
+    while let Some(rel) = text.get(pos..).and_then(|t| t.find(['.', '?', '!'])) {
+        let at = pos + rel;
+        let closers = at + 1;
+        let closers_end = closers + run_len(&text[closers..], is_sentence_closer);
+        let ws_end = closers_end + run_len(&text[closers_end..], py_isspace);
+        let (end, next) = match text[ws_end..].chars().next() {
+            Some(c) => (ws_end, c),
+            None => match text[closers..closers_end].chars().next_back() {
+                Some(c) => (closers_end - c.len_utf8(), c),
+                None => {
+                    pos = at + 1;
+                    continue;
+                }
+            },
+        };
+        if is_non_word(next) {
+            out.push(EndCandidate {
+                at,
+                end,
+                after_tok: end..end + next.len_utf8(),
+                next_tok: None,
+            });
+        } else {
+            if end >= run_end {
+                run_end = end + run_len(&text[end..], |c| !py_isspace(c));
+            }
+            let tok_end = run_end;
+            out.push(EndCandidate {
+                at,
+                end,
+                after_tok: end..tok_end,
+                next_tok: Some(end..tok_end),
+            });
+        }
+        pos = end;
     }
     out
 }
@@ -136,8 +202,20 @@ impl Punkt {
     }
 
     /// A tokenizer with learned parameters.
-    pub fn with_params(params: PunktParameters) -> Self {
-        Self { params }
+    pub fn with_params(params: Arc<PunktParameters>) -> Self {
+        Self {
+            params,
+            keep_white_spaces: false,
+        }
+    }
+
+    /// With Haystack's `CustomPunktLanguageVars`: a sentence keeps the
+    /// closing brackets or quotes and the whitespace after its end, so
+    /// sentences follow each other without gaps (but for the document's
+    /// trailing whitespace and a realigned closer's whitespace).
+    pub fn keep_white_spaces(mut self) -> Self {
+        self.keep_white_spaces = true;
+        self
     }
 
     /// Its parameters.
@@ -153,14 +231,19 @@ impl Punkt {
         let context = |word: &Range<usize>, m: &EndCandidate| {
             let mut s = String::with_capacity(word.len() + 1 + m.after_tok.len());
             s.push_str(&text[word.clone()]);
-            s.push_str(&text[m.at..m.end()]);
+            s.push_str(&text[m.at..m.end]);
             s.push_str(&text[m.after_tok.clone()]);
             s
         };
         let mut out = Vec::new();
         let mut previous_slice = 0..0;
         let mut previous: Option<EndCandidate> = None;
-        for m in end_candidates(text) {
+        let candidates = if self.keep_white_spaces {
+            keep_white_space_candidates(text)
+        } else {
+            end_candidates(text)
+        };
+        for m in candidates {
             let before = &text[previous_slice.end..m.at];
             let i = last_whitespace_index(before);
             // NLTK's quirk: whitespace only at index 0 counts as none.
@@ -193,8 +276,8 @@ impl Punkt {
         let mut last_break = 0;
         for (m, context) in self.end_contexts(text) {
             if text_contains_sentbreak(&context, &self.params) {
-                out.push(last_break..m.end());
-                last_break = m.next_tok.as_ref().map_or(m.end(), |t| t.start);
+                out.push(last_break..m.end);
+                last_break = m.next_tok.as_ref().map_or(m.end, |t| t.start);
             }
         }
         out.push(last_break..text.trim_end_matches(py_isspace).len());
