@@ -41,6 +41,11 @@ pub struct ProfileInfo {
     /// It needs the sentence-embedding model.
     #[pyo3(get)]
     needs_model: bool,
+    /// The framework call a drop-in reproduces, with the package version
+    /// (`LangChain RecursiveCharacterTextSplitter (langchain-text-splitters
+    /// 1.1.3)`); `None` for our own strategies.
+    #[pyo3(get)]
+    framework: Option<String>,
     /// Deprecated: still usable, `replacement` is what to use instead.
     #[pyo3(get)]
     deprecated: bool,
@@ -69,6 +74,10 @@ impl ProfileInfo {
             experimental: p.experimental,
             available: !p.experimental || experimental_on,
             needs_model: p.needs_embedder(),
+            framework: p
+                .chunker()
+                .framework()
+                .map(|f| format!("{} ({})", f.call, f.package)),
             deprecated: p.deprecation.is_some(),
             replacement: p.deprecation.as_ref().and_then(|d| d.replacement.clone()),
             toml: p.to_toml(),

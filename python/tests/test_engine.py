@@ -229,6 +229,8 @@ def test_profiles_lists_every_builtin() -> None:
     assert profiles["semantic-v1"].needs_model
     assert profiles["hierarchy-v1"].granularities[0] == "document"
     assert 'strategy = "structural"' in profiles["spec-v1"].toml
+    assert profiles["spec-v1"].framework is None
+    assert profiles["llama.sentence"].framework == "LlamaIndex SentenceSplitter (llama-index-core 0.14.25)"
 
 
 def test_explain_gives_one_reason_per_chunk() -> None:

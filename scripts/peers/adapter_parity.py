@@ -6,6 +6,7 @@ For each adapter (framework splitter -> our future strategy name):
   langchain.token        LangChain TokenTextSplitter (cl100k_base)
   langchain.markdown     LangChain MarkdownHeaderTextSplitter (strip_headers True/False)
   langchain.character    LangChain CharacterTextSplitter
+  langchain.recursive    LangChain RecursiveCharacterTextSplitter (characters; Markdown separators; tiktoken)
   llama.sentence         LlamaIndex SentenceSplitter
   llama.hierarchical     LlamaIndex HierarchicalNodeParser (node level and parent)
   llama.semantic         LlamaIndex SemanticSplitterNodeParser with FAKE_EMBEDDING
@@ -299,6 +300,38 @@ def adapter_langchain_character():
         "call": "CharacterTextSplitter(add_start_index=True, **kwargs).create_documents([text])",
         "versions": versions("langchain-text-splitters", "langchain-core"),
         "notes": "Defaults: separator='\\n\\n', is_separator_regex=False, keep_separator=False, "
+        "chunk_size=4000, chunk_overlap=200, length_function=len (code points), strip_whitespace=True.",
+        "settings": settings,
+        "run": run,
+    }
+
+
+def adapter_langchain_recursive():
+    from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
+
+    markdown = RecursiveCharacterTextSplitter.get_separators_for_language(Language.MARKDOWN)
+    settings = [
+        ("small", {"chunk_size": 200, "chunk_overlap": 40}),
+        ("markdown", {"separators": markdown, "is_separator_regex": True, "chunk_size": 500, "chunk_overlap": 50}),
+        ("tiktoken", {"encoding_name": "cl100k_base", "chunk_size": 256, "chunk_overlap": 32}),
+        ("default", {}),
+    ]
+
+    def run(text, kwargs):
+        kwargs = dict(kwargs)
+        if "encoding_name" in kwargs:
+            s = RecursiveCharacterTextSplitter.from_tiktoken_encoder(add_start_index=True, **kwargs)
+        else:
+            s = RecursiveCharacterTextSplitter(add_start_index=True, **kwargs)
+        docs = s.create_documents([text])
+        return {"chunks": [{"text": d.page_content, "start_index": d.metadata["start_index"]} for d in docs]}
+
+    return {
+        "call": "RecursiveCharacterTextSplitter(add_start_index=True, **kwargs).create_documents([text]) "
+        "(.from_tiktoken_encoder(...) when encoding_name is given; 'markdown' passes "
+        "get_separators_for_language(Language.MARKDOWN) as from_language does)",
+        "versions": versions("langchain-text-splitters", "langchain-core", "tiktoken"),
+        "notes": "Defaults: separators=['\\n\\n', '\\n', ' ', ''], keep_separator=True, is_separator_regex=False, "
         "chunk_size=4000, chunk_overlap=200, length_function=len (code points), strip_whitespace=True.",
         "settings": settings,
         "run": run,
@@ -651,6 +684,7 @@ ADAPTERS = {
     "langchain.token": adapter_langchain_token,
     "langchain.markdown": adapter_langchain_markdown,
     "langchain.character": adapter_langchain_character,
+    "langchain.recursive": adapter_langchain_recursive,
     "llama.sentence": adapter_llama_sentence,
     "llama.hierarchical": adapter_llama_hierarchical,
     "llama.semantic": adapter_llama_semantic,

@@ -567,6 +567,10 @@ mod tests {
                 "langchain.token",
                 "langchain.markdown",
                 "haystack.split",
+                "langchain.recursive",
+                "llama.sentence",
+                "llama.hierarchical",
+                "llama.semantic",
                 "unstructured.by_title"
             ]
         );

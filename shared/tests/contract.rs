@@ -168,7 +168,9 @@ fn every_profile_stays_under_its_hard_max_on_a_long_unstructured_document() {
         // piece (here: the whole paragraph, then the long word).
         let whole = profile.granularity == shared::Granularity::Document
             || profile.strategy == "langchain.character"
-            || profile.strategy == "langchain.markdown";
+            || profile.strategy == "langchain.markdown"
+            || profile.strategy == "langchain.recursive"
+            || profile.strategy == "llama.semantic";
         assert!(whole || out.chunks.len() > 10, "{}", profile.name);
     }
 }
@@ -193,7 +195,12 @@ fn a_profile_file_may_choose_o200k_for_any_strategy() {
             | "clinical_role" => "target_tokens = 200\nhard_max_tokens = 300\nmin_tokens = 50\n",
             "document" => "max_tokens = 200\n",
             "langchain.markdown" | "unstructured.by_title" => "",
+            "llama.semantic" => {
+                "buffer_size = 1
+"
+            }
             "haystack.split" => "split_length = 40\nsplit_overlap = 5\n",
+            "llama.hierarchical" => "chunk_sizes = [200, 50]\nchunk_overlap = 20\nlevel = 1\n",
             "sliding_window" | "section_aware" | "table" | "layout_heuristic" | "layout_aware"
             | "grobid" => "target_tokens = 200\nhard_max_tokens = 300\n",
             _ => "chunk_size = 200\nchunk_overlap = 20\n",

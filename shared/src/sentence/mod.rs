@@ -42,10 +42,14 @@
 //!
 //! The ranges partition the input: contiguous, in order, on char boundaries,
 //! none empty. Text without a boundary is one sentence; empty text gives none.
+//!
+//! [`punkt`] is a port of NLTK's Punkt (untrained for LlamaIndex, trained
+//! for Haystack), shared by the drop-in strategies.
 
 use std::ops::Range;
 
 mod abbrev;
+pub mod punkt;
 
 use abbrev::{period_class, Abbr};
 

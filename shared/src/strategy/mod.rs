@@ -15,6 +15,7 @@ pub mod params;
 
 pub mod chunker;
 pub mod limits;
+pub mod pystr;
 
 use std::sync::Arc;
 
@@ -66,6 +67,10 @@ builtin_strategies! {
     langchain_token::LangchainToken,
     langchain_markdown::LangchainMarkdown,
     haystack_split::HaystackSplit,
+    langchain_recursive::LangchainRecursive,
+    llama_sentence::LlamaSentence,
+    llama_hierarchical::LlamaHierarchical,
+    llama_semantic::LlamaSemantic,
     unstructured_by_title::UnstructuredByTitle,
 }
 

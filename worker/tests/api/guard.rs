@@ -130,14 +130,19 @@ fn waiting_for_a_busy_pool_is_overload_not_a_failure_of_the_strategy() {
     // One blocking slot: while the slow document's work holds it (its
     // deadline passed while the strategy ran: one failure), quick requests
     // wait for the slot past their deadline: 503 "busy", which says nothing
-    // about the strategy, so five of them do not open the circuit.
+    // about the strategy, so five of them do not open the circuit. The slow
+    // document goes through four granularities (hierarchy-v1): its work
+    // holds the slot several deadlines long even on an idle machine (with
+    // spec-v1 alone it could end within one and free the slot).
     let s = Server::start(&[
-        ("API__DEADLINE_MS", "150"),
+        ("API__DEADLINE_MS", "100"),
         ("API__MAX_CONCURRENT", "1"),
         ("API__RATE_LIMITS__BURST", "1000"),
     ]);
     let t = good("acme-prod", "quinn");
-    let slow = json!({"document_id": "slow", "markdown": slow_markdown()}).to_string();
+    let slow =
+        json!({"document_id": "slow", "profile": "hierarchy-v1", "markdown": slow_markdown()})
+            .to_string();
     let quick = json!({"document_id": "quick", "markdown": "# Q\n\nShort.\n"}).to_string();
     let p = problem(s.post(Some(&t), slow), 503);
     assert!(
@@ -154,7 +159,7 @@ fn waiting_for_a_busy_pool_is_overload_not_a_failure_of_the_strategy() {
         }
     }
     assert!(busy >= 1, "the slow work held the one slot");
-    std::thread::sleep(Duration::from_millis(1500));
+    std::thread::sleep(Duration::from_millis(3000));
     assert_eq!(
         s.post(Some(&t), quick).status().as_u16(),
         200,

@@ -6,18 +6,37 @@
 //! The text is cut into units at a separator (`split_by`: `word` = `" "`,
 //! `passage` = `"\n\n"`, `line` = `"\n"`, `period` = `"."`, `page` =
 //! `"\f"`), each unit keeping the separator after it, so units concatenate
-//! back to the text; windows of `split_length` units start every
+//! back to the text, or into sentences (`split_by = "sentence"`: Haystack's
+//! `SentenceSplitter`, [`sentences`]: NLTK's trained Punkt with Haystack's
+//! period context, abbreviations and split rules; each sentence keeps the
+//! whitespace after it, the document's trailing whitespace is in none);
+//! windows of `split_length` units start every
 //! `split_length - split_overlap` units (more-itertools' `windowed`); a
 //! window with nothing new is dropped, and a last window shorter than
-//! `split_threshold` units is glued to the chunk before. A chunk is the
-//! exact concatenation of its units: nothing is stripped.
+//! `split_threshold` units is glued to the chunk before. With
+//! `respect_sentence_boundary = true` (words only) sentences are grouped
+//! up to `split_length` words (Python's `split()`), the next group
+//! starting with the last sentences of up to `split_overlap` words. A
+//! chunk is the exact concatenation of its units: nothing is stripped.
 //!
-//! Not built yet: `split_by = "sentence"` and
-//! `respect_sentence_boundary = true`, which need NLTK's trained Punkt
-//! model, and `split_by = "token"` / `"function"`; such a profile is
-//! refused with a message saying so. Intended difference: a chunk of
+//! Languages: `"en"` (NLTK's English model, plus Haystack's `en.txt`
+//! abbreviations with `extend_abbreviations`) and `"ru"` (NLTK's Russian
+//! model); a code Haystack does not know falls back to English, as in
+//! Haystack; Haystack's other languages (`"de"`, `"fr"`, ...) are refused
+//! when sentences are needed (their models are not shipped, see
+//! `shared/src/sentence/punkt/data/README.md`).
+//!
+//! Not built: `split_by = "token"` / `"function"`; such a profile is
+//! refused with a message saying so. Intended differences: a chunk of
 //! whitespace alone (Haystack keeps one for a whitespace-only document) is
-//! not a record.
+//! not a record; where Punkt moves a closing quote or bracket that follows
+//! whitespace onto the sentence before (`_realign_boundaries`; in Markdown
+//! mostly code: `decided.\n}\n\nstruct`), Haystack loses the whitespace
+//! after it and a chunk over both sentences is not a slice of the
+//! document: ours keeps that whitespace (the chunk is the document's text
+//! from its first sentence's start to its last one's end).
+
+mod sentences;
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -29,6 +48,8 @@ use crate::normalize::Normalization;
 use crate::strategy::chunker::{ChunkInput, Chunker, Framework, Strategy};
 use crate::strategy::limits::{Limits, Rules, NO_TOKEN_LIMIT};
 use crate::strategy::params::{ParamError, Params};
+
+pub use sentences::{group_by_words, word_count, HaystackSentences};
 
 /// Haystack's `DocumentSplitter`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -59,25 +80,29 @@ pub enum SplitBy {
     Period,
     /// Pages (form feeds, `"\f"`).
     Page,
+    /// Sentences (Haystack's `SentenceSplitter`).
+    Sentence,
 }
 
 impl SplitBy {
-    const ALL: [(&'static str, SplitBy); 5] = [
+    const ALL: [(&'static str, SplitBy); 6] = [
         ("word", SplitBy::Word),
         ("passage", SplitBy::Passage),
         ("line", SplitBy::Line),
         ("period", SplitBy::Period),
         ("page", SplitBy::Page),
+        ("sentence", SplitBy::Sentence),
     ];
 
-    /// The separator Haystack splits at.
-    pub fn separator(self) -> &'static str {
+    /// The separator Haystack splits at (none for sentences).
+    pub fn separator(self) -> Option<&'static str> {
         match self {
-            SplitBy::Word => " ",
-            SplitBy::Passage => "\n\n",
-            SplitBy::Line => "\n",
-            SplitBy::Period => ".",
-            SplitBy::Page => "\u{c}",
+            SplitBy::Word => Some(" "),
+            SplitBy::Passage => Some("\n\n"),
+            SplitBy::Line => Some("\n"),
+            SplitBy::Period => Some("."),
+            SplitBy::Page => Some("\u{c}"),
+            SplitBy::Sentence => None,
         }
     }
 
@@ -95,6 +120,7 @@ impl SplitBy {
             SplitBy::Line => "lines",
             SplitBy::Period => "periods",
             SplitBy::Page => "pages",
+            SplitBy::Sentence => "sentences",
         }
     }
 }
@@ -109,7 +135,7 @@ impl Strategy for HaystackSplit {
     }
 
     fn summary(&self) -> &'static str {
-        "Haystack's DocumentSplitter (haystack-ai 3.4.1): windows of words, passages, lines, periods or pages, with exact offsets"
+        "Haystack's DocumentSplitter (haystack-ai 3.4.1): windows of words, passages, lines, periods, pages or sentences (NLTK's trained Punkt), optionally words within sentence boundaries, with exact offsets"
     }
 
     fn param_keys(&self) -> &'static [&'static str] {
@@ -128,16 +154,16 @@ impl Strategy for HaystackSplit {
         let name = p.opt_string("split_by")?.unwrap_or_else(|| "word".into());
         let split_by = match SplitBy::ALL.iter().find(|(n, _)| *n == name) {
             Some((_, s)) => *s,
-            None if matches!(name.as_str(), "sentence" | "token" | "function") => {
+            None if matches!(name.as_str(), "token" | "function") => {
                 return Err(p.error(
                     "split_by",
-                    format!("= {name:?} is not built yet in the drop-in (sentence needs NLTK's trained Punkt model); valid now: \"word\", \"passage\", \"line\", \"period\", \"page\""),
+                    format!("= {name:?} is not built in the drop-in; valid: \"word\", \"passage\", \"line\", \"period\", \"page\", \"sentence\""),
                 ))
             }
             None => {
                 return Err(p.error(
                     "split_by",
-                    format!("= {name:?} is not one of Haystack's; valid: \"word\", \"passage\", \"line\", \"period\", \"page\""),
+                    format!("= {name:?} is not one of Haystack's; valid: \"word\", \"passage\", \"line\", \"period\", \"page\", \"sentence\""),
                 ))
             }
         };
@@ -152,23 +178,28 @@ impl Strategy for HaystackSplit {
         let split_threshold = p.usize_in("split_threshold", Some(0), 0..=10_000_000)?;
         // Haystack resets the sentence boundary to false (with a warning)
         // for anything but words.
-        if p.bool_or("respect_sentence_boundary", false)? && split_by == SplitBy::Word {
-            return Err(p.error(
-                "respect_sentence_boundary",
-                "= true is not built yet in the drop-in (it needs NLTK's trained Punkt model)",
-            ));
-        }
-        // Read so that Haystack's full keyword set is accepted; they only
-        // matter to sentence splitting.
+        let respect_sentence_boundary =
+            p.bool_or("respect_sentence_boundary", false)? && split_by == SplitBy::Word;
+        // These matter only to sentence splitting.
         let language = p.opt_string("language")?.unwrap_or_else(|| "en".into());
         let use_split_rules = p.bool_or("use_split_rules", true)?;
         let extend_abbreviations = p.bool_or("extend_abbreviations", true)?;
         let skip_empty = p.bool_or("skip_empty_documents", true)?;
+        let sentences = if split_by == SplitBy::Sentence || respect_sentence_boundary {
+            Some(
+                HaystackSentences::new(&language, use_split_rules, extend_abbreviations)
+                    .map_err(|e| p.error("language", e))?,
+            )
+        } else {
+            None
+        };
         Ok(Arc::new(HaystackSplitChunker {
             split_by,
             split_length,
             split_overlap,
             split_threshold,
+            respect_sentence_boundary,
+            sentences,
             language,
             use_split_rules,
             extend_abbreviations,
@@ -188,6 +219,10 @@ pub struct HaystackSplitChunker {
     pub split_overlap: usize,
     /// A last window of fewer units is glued to the chunk before.
     pub split_threshold: usize,
+    /// Words grouped within sentence boundaries (`split_by = "word"` only).
+    pub respect_sentence_boundary: bool,
+    /// The sentence splitter, when sentences are needed.
+    sentences: Option<HaystackSentences>,
     language: String,
     use_split_rules: bool,
     extend_abbreviations: bool,
@@ -208,10 +243,32 @@ pub fn units(text: &str, sep: &str) -> Vec<Range<usize>> {
 }
 
 impl HaystackSplitChunker {
-    /// The chunks' byte ranges (`_concatenate_units` over
-    /// more-itertools' `windowed`).
+    /// The chunks' byte ranges: windows of units, or sentences grouped by
+    /// words (`respect_sentence_boundary`).
     pub fn windows(&self, text: &str) -> Vec<Range<usize>> {
-        let units = units(text, self.split_by.separator());
+        match (&self.sentences, self.split_by.separator()) {
+            (Some(s), _) if self.respect_sentence_boundary => {
+                let sentences = s.split(text);
+                group_by_words(text, &sentences, self.split_length, self.split_overlap)
+                    .into_iter()
+                    .filter_map(|g| {
+                        let first = sentences.get(g.start)?;
+                        let last = sentences.get(g.end.checked_sub(1)?)?;
+                        Some(first.start..last.end)
+                    })
+                    .filter(|r| !r.is_empty())
+                    .collect()
+            }
+            (Some(s), None) => self.windows_of(&s.split(text)),
+            (_, Some(sep)) => self.windows_of(&units(text, sep)),
+            (None, None) => Vec::new(),
+        }
+    }
+
+    /// `_concatenate_units` over more-itertools' `windowed`: the chunks'
+    /// byte ranges from the units' (in order; a chunk runs from its first
+    /// unit's start to its last one's end).
+    fn windows_of(&self, units: &[Range<usize>]) -> Vec<Range<usize>> {
         let (n, step) = (self.split_length, self.split_length - self.split_overlap);
         let mut spans: Vec<Range<usize>> = Vec::new();
         let mut covered = 0usize;
@@ -281,7 +338,10 @@ impl Chunker for HaystackSplitChunker {
             "split_threshold".into(),
             (self.split_threshold as i64).into(),
         );
-        t.insert("respect_sentence_boundary".into(), false.into());
+        t.insert(
+            "respect_sentence_boundary".into(),
+            self.respect_sentence_boundary.into(),
+        );
         t.insert("language".into(), self.language.clone().into());
         t.insert("use_split_rules".into(), self.use_split_rules.into());
         t.insert(
@@ -313,6 +373,8 @@ mod tests {
             split_length: n,
             split_overlap: overlap,
             split_threshold: threshold,
+            respect_sentence_boundary: false,
+            sentences: None,
             language: "en".into(),
             use_split_rules: true,
             extend_abbreviations: true,
@@ -344,5 +406,67 @@ mod tests {
         assert_eq!(texts(&chunker(SplitBy::Word, 3, 0, 0), seven), ["1 2 3 ", "4 5 6 ", "7"]);
         assert!(texts(&chunker(SplitBy::Word, 3, 0, 0), "").is_empty());
         assert_eq!(texts(&chunker(SplitBy::Passage, 1, 0, 0), "a\n\nb"), ["a\n\n", "b"]);
+    }
+
+    #[test]
+    fn configure_accepts_sentences_and_refuses_unshipped_languages() {
+        let configure = |src: &str| {
+            let table: toml::Table = src.parse().unwrap();
+            HaystackSplit
+                .configure(&Params::new(&table, "params"))
+                .map(|c| c.params())
+                .map_err(|e| e.0)
+        };
+        let t = configure("split_by = \"sentence\"\nsplit_length = 5").unwrap();
+        assert_eq!(t["split_by"].as_str(), Some("sentence"));
+        let t = configure("respect_sentence_boundary = true\nsplit_length = 50").unwrap();
+        assert_eq!(t["respect_sentence_boundary"].as_bool(), Some(true));
+        // Reset for anything but words, as Haystack does (with a warning).
+        let t = configure("split_by = \"line\"\nrespect_sentence_boundary = true").unwrap();
+        assert_eq!(t["respect_sentence_boundary"].as_bool(), Some(false));
+        assert!(configure("split_by = \"sentence\"\nlanguage = \"ru\"").is_ok());
+        assert!(configure("split_by = \"sentence\"\nlanguage = \"xx\"").is_ok());
+        let e = configure("split_by = \"sentence\"\nlanguage = \"de\"").unwrap_err();
+        assert!(e.contains("params.language") && e.contains("\"en\", \"ru\""), "{e}");
+        // The language only matters when sentences are split.
+        assert!(configure("split_by = \"word\"\nlanguage = \"de\"").is_ok());
+        let e = configure("split_by = \"token\"").unwrap_err();
+        assert!(e.contains("params.split_by"), "{e}");
+    }
+
+    #[test]
+    fn random_texts_give_ordered_slices_over_sentences_without_panic() {
+        let alphabet: Vec<char> = "aZ9 .?!,;:-()[]{}\"'‘’“”«»\n\r\t\u{c}\u{1c}\u{85}\u{a0}é\u{301}😀1"
+            .chars()
+            .collect();
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize % n
+        };
+        let sentences = HaystackSentences::new("en", true, true).unwrap();
+        for _ in 0..400 {
+            let len = next(120);
+            let text: String = (0..len).map(|_| alphabet[next(alphabet.len())]).collect();
+            let n = 1 + next(8);
+            let mut c = chunker(SplitBy::Sentence, n, next(n), next(4));
+            c.sentences = Some(sentences.clone());
+            c.respect_sentence_boundary = next(2) == 0;
+            if c.respect_sentence_boundary {
+                c.split_by = SplitBy::Word;
+            }
+            let spans = c.windows(&text);
+            for w in spans.windows(2) {
+                assert!(w[0].start <= w[1].start, "{text:?}");
+            }
+            for r in &spans {
+                assert!(!r.is_empty() && text.get(r.clone()).is_some(), "{text:?}");
+            }
+            if text.trim_matches(crate::strategy::pystr::py_isspace).is_empty() {
+                assert!(spans.is_empty());
+            }
+        }
     }
 }

@@ -29,7 +29,7 @@ use crate::strategy::chunker::Framework;
 use crate::strategy::limits::{Limits, Rules, NO_TOKEN_LIMIT};
 use crate::strategy::params::{ParamError, Params};
 
-mod split;
+pub(crate) mod split;
 
 pub use split::{KeepSeparator, Pieces};
 

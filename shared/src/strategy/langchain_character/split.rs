@@ -7,6 +7,8 @@ use std::ops::Range;
 
 use regex::Regex;
 
+use crate::strategy::pystr::py_strip;
+
 /// Where a separator goes when the text is split (`keep_separator`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeepSeparator {
@@ -57,6 +59,12 @@ impl Pieces {
         })
     }
 
+    /// Whether the separator occurs in `text` (`re.search`); the empty
+    /// separator always does.
+    pub fn occurs_in(&self, text: &str) -> bool {
+        self.pattern.as_ref().is_none_or(|p| p.is_match(text))
+    }
+
     /// The separator LangChain joins (and measures) pieces with.
     pub fn merge_separator(&self) -> &str {
         &self.merge_separator
@@ -103,33 +111,35 @@ impl Pieces {
     }
 }
 
-/// Python's `str.isspace()`: Unicode white space and U+001C..U+001F.
-pub(crate) fn py_isspace(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// `range` without Python whitespace at either end.
-pub(crate) fn py_strip(text: &str, range: Range<usize>) -> Range<usize> {
-    let s = &text[range.clone()];
-    let start = range.start + (s.len() - s.trim_start_matches(py_isspace).len());
-    let end = range.end - (s.len() - s.trim_end_matches(py_isspace).len());
-    start..end.max(start)
-}
-
-/// `_merge_splits`: pieces joined greedily while the joined length stays
-/// within `size` (a longer piece alone), the next chunk starting with the
-/// previous one's last pieces while they fit `overlap`. A chunk is the
-/// document's slice from its first to its last piece, stripped with
-/// `strip`; one left empty is dropped.
+/// `_merge_splits` with `len` = code points (Python's `len`): see
+/// [`merge_by`].
 pub(crate) fn merge(
+    text: &str,
+    pieces: &[Range<usize>],
+    separator: &str,
+    sizes: (usize, usize),
+    strip: bool,
+) -> Vec<Range<usize>> {
+    let len = |s: &str| s.chars().count();
+    merge_by(text, pieces, separator, sizes, strip, &len)
+}
+
+/// `_merge_splits`: pieces joined greedily while the joined length (by
+/// `len`, LangChain's `length_function`) stays within `size` (a longer
+/// piece alone), the next chunk starting with the previous one's last
+/// pieces while they fit `overlap`. A chunk is the document's slice from
+/// its first to its last piece, stripped with `strip`; one left empty is
+/// dropped.
+pub(crate) fn merge_by(
     text: &str,
     pieces: &[Range<usize>],
     separator: &str,
     (size, overlap): (usize, usize),
     strip: bool,
+    len: &dyn Fn(&str) -> usize,
 ) -> Vec<Range<usize>> {
-    let sep = separator.chars().count();
-    let lens: Vec<usize> = pieces.iter().map(|r| text[r.clone()].chars().count()).collect();
+    let sep = len(separator);
+    let lens: Vec<usize> = pieces.iter().map(|r| len(&text[r.clone()])).collect();
     let mut docs = Vec::new();
     let mut current: VecDeque<usize> = VecDeque::new();
     let mut total = 0usize;
@@ -204,11 +214,5 @@ mod tests {
         let pieces: Vec<&str> = p.split(text).into_iter().map(|r| &text[r]).collect();
         assert_eq!(pieces, ["a", "b", "c"]);
         assert!(Pieces::new("(?=x)", true, KeepSeparator::No).is_err());
-    }
-
-    #[test]
-    fn python_whitespace_is_stripped() {
-        let text = "\u{1f} a \u{a0}";
-        assert_eq!(&text[py_strip(text, 0..text.len())], "a");
     }
 }

@@ -6,6 +6,8 @@ use std::ops::Range;
 
 use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
 
+use crate::strategy::pystr::py_isspace;
+
 /// One header kind to split on: `#`-style or a custom pattern such as
 /// `**Title**` (LangChain's `custom_header_patterns`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,16 +52,14 @@ pub struct Section {
     pub lines: Range<usize>,
 }
 
-/// Python's `str.isspace`: Unicode `White_Space` plus U+001C..U+001F.
-pub fn py_isspace(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
 /// Python's `str.isprintable` for one character: not in a C* or Z*
 /// general category, except the ASCII space.
 fn py_isprintable(c: char) -> bool {
-    c == ' '
-        || !matches!(
+    if c.is_ascii() {
+        // The table lookup below is a binary search: most text is ASCII.
+        return matches!(c, ' '..='~');
+    }
+    !matches!(
             c.general_category_group(),
             GeneralCategoryGroup::Other | GeneralCategoryGroup::Separator
         )
