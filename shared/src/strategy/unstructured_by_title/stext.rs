@@ -7,9 +7,7 @@
 use std::ops::Range;
 
 /// Python's `str.isspace()`: Unicode `White_Space` plus U+001C..U+001F.
-pub fn py_isspace(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
+pub use crate::strategy::pystr::py_isspace;
 
 /// One character and the document byte it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
