@@ -146,7 +146,9 @@ fn sample() -> Vec<(String, Vec<u8>)> {
             .filter(|p| p.extension().is_some_and(|x| x == "md"))
             .collect();
         f.sort();
-        f
+        // Every third: the identity holds or breaks in the model's batching,
+        // which any few documents of several sentences exercise.
+        f.into_iter().step_by(3).collect()
     } else {
         files
             .into_iter()
