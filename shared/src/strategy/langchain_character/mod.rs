@@ -75,18 +75,7 @@ impl Strategy for LangchainCharacter {
     fn configure(&self, p: &Params<'_>) -> Result<Arc<dyn Chunker>, ParamError> {
         let separator = p.opt_string("separator")?.unwrap_or_else(|| "\n\n".to_owned());
         let is_regex = p.bool_or("is_separator_regex", false)?;
-        let keep = match p.value("keep_separator") {
-            None | Some(toml::Value::Boolean(false)) => KeepSeparator::No,
-            Some(toml::Value::Boolean(true)) => KeepSeparator::Start,
-            Some(toml::Value::String(s)) if s == "start" => KeepSeparator::Start,
-            Some(toml::Value::String(s)) if s == "end" => KeepSeparator::End,
-            Some(v) => {
-                return Err(p.error(
-                    "keep_separator",
-                    format!("= {v} is not valid; valid: false, true, \"start\", \"end\""),
-                ))
-            }
-        };
+        let keep = KeepSeparator::read(p, KeepSeparator::No)?;
         let chunk_size = p.usize_in("chunk_size", Some(4000), 1..=10_000_000)?;
         let chunk_overlap = p.usize_in("chunk_overlap", Some(200), 0..=10_000_000)?;
         if chunk_overlap > chunk_size {
@@ -150,12 +139,7 @@ impl Chunker for LangchainCharacterChunker {
         let mut t = toml::Table::new();
         t.insert("separator".into(), self.separator.clone().into());
         t.insert("is_separator_regex".into(), self.is_regex.into());
-        let keep = match self.keep {
-            KeepSeparator::No => toml::Value::Boolean(false),
-            KeepSeparator::Start => toml::Value::String("start".into()),
-            KeepSeparator::End => toml::Value::String("end".into()),
-        };
-        t.insert("keep_separator".into(), keep);
+        t.insert("keep_separator".into(), self.keep.to_toml());
         t.insert("chunk_size".into(), (self.chunk_size as i64).into());
         t.insert("chunk_overlap".into(), (self.chunk_overlap as i64).into());
         t.insert("strip_whitespace".into(), self.strip.into());

@@ -7,6 +7,7 @@ use std::ops::Range;
 
 use regex::Regex;
 
+use crate::strategy::params::{ParamError, Params};
 use crate::strategy::pystr::py_strip;
 
 /// Where a separator goes when the text is split (`keep_separator`).
@@ -18,6 +19,33 @@ pub enum KeepSeparator {
     Start,
     /// Ends the piece before (`"end"`).
     End,
+}
+
+impl KeepSeparator {
+    /// `keep_separator` of a profile's `[params]` (LangChain's values:
+    /// `true` = `"start"`, `false`, `"start"`, `"end"`); `default` when absent.
+    pub fn read(p: &Params<'_>, default: KeepSeparator) -> Result<Self, ParamError> {
+        match p.value("keep_separator") {
+            None => Ok(default),
+            Some(toml::Value::Boolean(true)) => Ok(KeepSeparator::Start),
+            Some(toml::Value::Boolean(false)) => Ok(KeepSeparator::No),
+            Some(toml::Value::String(s)) if s == "start" => Ok(KeepSeparator::Start),
+            Some(toml::Value::String(s)) if s == "end" => Ok(KeepSeparator::End),
+            Some(v) => Err(p.error(
+                "keep_separator",
+                format!("= {v} is not valid; valid: false, true, \"start\", \"end\""),
+            )),
+        }
+    }
+
+    /// The value `read` takes back, for `params()`.
+    pub fn to_toml(self) -> toml::Value {
+        match self {
+            KeepSeparator::No => toml::Value::Boolean(false),
+            KeepSeparator::Start => toml::Value::String("start".into()),
+            KeepSeparator::End => toml::Value::String("end".into()),
+        }
+    }
 }
 
 /// A configured splitter: the separator and what happens to it.
