@@ -133,7 +133,7 @@ def main():
     a = ap.parse_args()
     out = a.out
     os.makedirs(f"{out}/profiles", exist_ok=True)
-    cmd = ["target/release/chunk-worker", "eval", "--dataset", a.dataset, "--text", "chunk",
+    cmd = [os.environ.get("CHUNK_WORKER", "target/release/chunk-worker"), "eval", "--dataset", a.dataset, "--text", "chunk",
            "--retriever", a.retriever, "--rank-by", a.rank_by, "--out", out]
     if a.split:
         cmd += ["--split", a.split]

@@ -538,6 +538,7 @@ mod tests {
                 "recursive-v1",
                 "retrieval-v1",
                 "retrieval-minilm-v1",
+                "retrieval-lexical-v1",
                 "token-v1",
                 "markdown-v1",
                 "semantic-v1",

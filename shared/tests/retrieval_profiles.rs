@@ -10,7 +10,11 @@ mod common;
 
 use common::{engine, fixtures, meta};
 
-const PROFILES: [&str; 2] = ["retrieval-v1", "retrieval-minilm-v1"];
+const PROFILES: [&str; 3] = [
+    "retrieval-v1",
+    "retrieval-minilm-v1",
+    "retrieval-lexical-v1",
+];
 
 fn headings_only(text: &str) -> bool {
     text.lines().filter(|l| !l.trim().is_empty()).all(|l| {

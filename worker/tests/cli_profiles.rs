@@ -179,7 +179,7 @@ fn bad_profile_files_are_usage_errors_naming_file_key_value_and_range() {
     let out = chunk_worker(["chunk", "--profile", "nope-v1", "never-read.md"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out)
-        .contains("recursive-v1, retrieval-v1, retrieval-minilm-v1, token-v1, markdown-v1"));
+        .contains("recursive-v1, retrieval-v1, retrieval-minilm-v1, retrieval-lexical-v1, token-v1, markdown-v1"));
 }
 
 #[test]

@@ -88,6 +88,7 @@ impl Strategy for Recursive {
             include_str!("profiles/recursive-v1.toml"),
             include_str!("profiles/retrieval-v1.toml"),
             include_str!("profiles/retrieval-minilm-v1.toml"),
+            include_str!("profiles/retrieval-lexical-v1.toml"),
         ]
     }
 

@@ -53,6 +53,18 @@ pub fn chunk(
     let used = engine
         .profile(Some(&profile))
         .map_err(|e| OfflineError::Usage(e.to_string()))?;
+    if let Some(d) = &used.deprecation {
+        let instead = d
+            .replacement
+            .as_ref()
+            .map_or_else(String::new, |r| format!("; use {r} instead"));
+        writeln!(
+            stderr,
+            "note: profile {} is deprecated{instead} (its chunks and ids are unchanged)",
+            used.name
+        )
+        .ok();
+    }
 
     let bar = progress_bar(progress, inputs.len());
     let mut summary = Summary::default();

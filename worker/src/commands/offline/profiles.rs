@@ -123,6 +123,12 @@ pub fn listing(engine: &Engine) -> String {
         if p.chunker().needs_chat() {
             flags.push_str(" (asks a chat model: set its endpoint or CHUNK_WORKER_LLM_ENDPOINT)");
         }
+        if let Some(d) = &p.deprecation {
+            flags.push_str(&match &d.replacement {
+                Some(r) => format!(" (deprecated: use {r})"),
+                None => " (deprecated)".to_owned(),
+            });
+        }
         if let Some(w) = &p.embedder {
             flags.push_str(&format!(
                 " (fitted to {}: {} tokens of {}{})",
