@@ -61,3 +61,56 @@ fn retrieval_profiles_leave_no_stub_and_no_cut_punctuation() {
     }
     assert!(checked > 50, "only {checked} chunks checked");
 }
+
+/// Prose of `n` distinct sentences in paragraphs of five.
+fn prose(n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            let end = if i % 5 == 4 { "\n\n" } else { " " };
+            format!("Sentence {i} tells the reader about valve {i} and its pressure limit.{end}")
+        })
+        .collect()
+}
+
+#[test]
+fn retrieval_lexical_takes_larger_chunks_in_documents_with_sections() {
+    let max_tokens = |text: &str| {
+        let doc = engine()
+            .chunk(
+                text.as_bytes(),
+                &meta("t", "d.md", "v1"),
+                Some("retrieval-lexical-v1"),
+            )
+            .unwrap();
+        assert!(doc.chunks.len() > 3, "{} chunks", doc.chunks.len());
+        doc.chunks.iter().map(|c| c.token_count).max().unwrap()
+    };
+    // Plain text: chunk_size 250.
+    let plain = prose(200);
+    let most = max_tokens(&plain);
+    assert!((200..=250).contains(&most), "plain: largest chunk {most}");
+    // Two headings make sections: sectioned_chunk_size 360.
+    let sectioned = format!("# Valves\n\n{}## Limits\n\n{}", prose(100), prose(100));
+    let most = max_tokens(&sectioned);
+    assert!(
+        (300..=360).contains(&most),
+        "sectioned: largest chunk {most}"
+    );
+    // One heading is not enough.
+    let one = format!("# Valves\n\n{}", prose(200));
+    assert!(max_tokens(&one) <= 250);
+}
+
+#[test]
+fn sectioned_overlap_without_a_size_is_refused() {
+    let toml = "name = \"x-v1\"\nstrategy = \"recursive\"\n\n[params]\nchunk_size = 200\nsectioned_chunk_overlap = 20\n";
+    let err = shared::Profile::parse(
+        toml,
+        shared::ProfileOrigin::Builtin,
+        &shared::Registry::builtin(),
+    )
+    .map(|_| ())
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("sectioned_chunk_size"), "{err}");
+}

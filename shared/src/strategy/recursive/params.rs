@@ -60,7 +60,15 @@ pub struct RecursiveParams {
     /// A chunk under this many tokens, or of headings only, joins a
     /// neighbour (0: off, as LangChain). See [`super::Splitter::split`].
     pub stub_tokens: usize,
+    /// `(chunk_size, chunk_overlap)` for a document with sections (at least
+    /// [`SECTIONED_HEADINGS`] headings): `sectioned_chunk_size` and
+    /// `sectioned_chunk_overlap`. Not in LangChain; `None`: every document
+    /// gets `chunk_size`.
+    pub sectioned: Option<(usize, usize)>,
 }
+
+/// Headings that make a document "sectioned" for `sectioned_chunk_size`.
+pub const SECTIONED_HEADINGS: usize = 2;
 
 impl RecursiveParams {
     /// Reads the parameters with `chunk_size` and `chunk_overlap` defaulting
@@ -127,6 +135,32 @@ impl RecursiveParams {
         };
         let strip_whitespace = p.bool_or("strip_whitespace", true)?;
         let stub_tokens = p.usize_in("stub_tokens", Some(0), 0..=chunk_size / 2)?;
+        let sectioned = match p.value("sectioned_chunk_size") {
+            None => {
+                if p.value("sectioned_chunk_overlap").is_some() {
+                    return Err(p.error(
+                        "sectioned_chunk_overlap",
+                        "needs sectioned_chunk_size (the size it goes with)",
+                    ));
+                }
+                None
+            }
+            Some(_) => {
+                let size = p.usize_in("sectioned_chunk_size", None, TARGET_TOKENS)?;
+                let overlap = p.usize_in(
+                    "sectioned_chunk_overlap",
+                    Some(chunk_overlap.min(size / 2)),
+                    0..=size / 2,
+                )?;
+                if stub_tokens > size / 2 {
+                    return Err(p.error(
+                        "stub_tokens",
+                        format!("= {stub_tokens} is over half of sectioned_chunk_size ({size})"),
+                    ));
+                }
+                Some((size, overlap))
+            }
+        };
         let params = Self {
             chunk_size,
             chunk_overlap,
@@ -135,6 +169,7 @@ impl RecursiveParams {
             keep_separator,
             strip_whitespace,
             stub_tokens,
+            sectioned,
         };
         // Compile once here so a bad pattern is reported at load time.
         Separators::compile(&params).map_err(|e| p.error("separators", e))?;
@@ -161,12 +196,31 @@ impl RecursiveParams {
         );
         t.insert("strip_whitespace".into(), self.strip_whitespace.into());
         t.insert("stub_tokens".into(), (self.stub_tokens as i64).into());
+        if let Some((size, overlap)) = self.sectioned {
+            t.insert("sectioned_chunk_size".into(), (size as i64).into());
+            t.insert("sectioned_chunk_overlap".into(), (overlap as i64).into());
+        }
         t
+    }
+
+    /// The parameters for one document: with `sectioned` set and at least
+    /// [`SECTIONED_HEADINGS`] headings, its size and overlap.
+    pub(crate) fn for_document(&self, headings: usize) -> std::borrow::Cow<'_, Self> {
+        match self.sectioned {
+            Some((chunk_size, chunk_overlap)) if headings >= SECTIONED_HEADINGS => {
+                std::borrow::Cow::Owned(Self {
+                    chunk_size,
+                    chunk_overlap,
+                    ..self.clone()
+                })
+            }
+            _ => std::borrow::Cow::Borrowed(self),
+        }
     }
 }
 
 /// The keys of [`RecursiveParams`].
-pub(crate) const RECURSIVE_KEYS: [&str; 7] = [
+pub(crate) const RECURSIVE_KEYS: [&str; 9] = [
     "chunk_size",
     "chunk_overlap",
     "separators",
@@ -174,6 +228,8 @@ pub(crate) const RECURSIVE_KEYS: [&str; 7] = [
     "keep_separator",
     "strip_whitespace",
     "stub_tokens",
+    "sectioned_chunk_size",
+    "sectioned_chunk_overlap",
 ];
 
 /// One compiled separator.
