@@ -8,8 +8,8 @@
 #
 # The venv is target/python-venv ($PYTHON_VENV to change it).
 #
-# --prebuilt (what .ci/run uses): `cargo build --workspace --lib --profile
-# test` links the extension from exactly what `cargo test --workspace`
+# --prebuilt (what .ci/run uses): `cargo build --workspace --lib --tests
+# --profile test` links the extension from exactly what `cargo test --workspace`
 # compiled (maturin builds the one package, whose dependencies then get
 # other features and compile again: 2.5 of CI's minutes), and the package
 # is put where maturin's wheel puts it (site-packages/chunk_worker/, the
@@ -35,8 +35,8 @@ if [[ $mode == --prebuilt ]]; then
   # Before the venv comes first in PATH: PyO3's build script looks for
   # python3 there, and another interpreter than the test build's would
   # compile PyO3 and the extension again.
-  echo "python-test: linking the extension from the workspace build (cargo build --workspace --lib --profile test)"
-  cargo build --workspace --lib --locked --quiet --profile test
+  echo "python-test: linking the extension from the workspace build (cargo build --workspace --lib --tests --profile test)"
+  cargo build --workspace --lib --tests --locked --quiet --profile test
 fi
 venv="${PYTHON_VENV:-$root/target/python-venv}"
 python="$(command -v python3 || command -v python)" || { echo "python-test: python3 is needed" >&2; exit 1; }
