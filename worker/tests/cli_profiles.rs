@@ -239,3 +239,39 @@ fn the_worker_refuses_to_start_with_a_profile_setting_it_cannot_use() {
         assert!(stderr(&out).contains(key), "{var}: {}", stderr(&out));
     }
 }
+
+#[test]
+fn a_deprecated_profile_says_so_and_names_its_replacement() {
+    let fixture = fixture("01-headings.md");
+    let out = chunk_worker([
+        "chunk".as_ref(),
+        "--profile".as_ref(),
+        "retrieval-v1".as_ref(),
+        fixture.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!records(&out).is_empty());
+    assert!(
+        stderr(&out).contains("profile retrieval-v1 is deprecated; use retrieval-lexical-v1"),
+        "{}",
+        stderr(&out)
+    );
+    // Its replacement is not.
+    let out = chunk_worker([
+        "chunk".as_ref(),
+        "--profile".as_ref(),
+        "retrieval-lexical-v1".as_ref(),
+        fixture.as_os_str(),
+    ]);
+    assert!(out.status.success() && !stderr(&out).contains("deprecated"));
+    let listing = String::from_utf8_lossy(&chunk_worker(["profiles"]).stdout).into_owned();
+    let line = |name: &str| {
+        listing
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(line("retrieval-v1").contains("(deprecated: use retrieval-lexical-v1)"));
+    assert!(!line("retrieval-lexical-v1").contains("deprecated"));
+}

@@ -52,6 +52,8 @@ fn every_profile_writes_one_chain_per_granularity() {
         .build()
         .unwrap();
     let model = testkit::model_dir();
+    // The fixtures some profile ran (indices into `inputs`).
+    let covered = std::sync::Mutex::new(std::collections::BTreeSet::new());
     // Every profile runs two processes over every fixture: two threads
     // share the profiles (the slowest test of CI's run otherwise).
     let check = |profile: &shared::Profile| -> bool {
@@ -84,6 +86,10 @@ fn every_profile_writes_one_chain_per_granularity() {
         };
         let offset = profile.name.bytes().map(usize::from).sum::<usize>() % step;
         args.extend(inputs.iter().skip(offset).step_by(step).map(String::as_str));
+        covered
+            .lock()
+            .unwrap()
+            .extend((offset..inputs.len()).step_by(step));
         let run = chunk_files(&out, &args);
         assert!(
             run.status.success(),
@@ -205,6 +211,11 @@ fn every_profile_writes_one_chain_per_granularity() {
             });
         }
     });
+    assert_eq!(
+        covered.into_inner().unwrap().len(),
+        inputs.len(),
+        "the profiles' offsets leave a fixture out"
+    );
     let multi_seen = multi_seen.into_inner();
     assert!(
         multi_seen >= 3,

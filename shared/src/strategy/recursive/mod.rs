@@ -46,7 +46,6 @@ use crate::error::ChunkError;
 use crate::explain::generic::{next_chunks, one};
 use crate::explain::reason::EndReason;
 use crate::markdown::parse::front_matter_len;
-use crate::markdown::BlockKind;
 use crate::strategy::params::{ParamError, Params};
 use crate::strategy::chunker::{ChunkInput, Chunker, Strategy};
 use crate::strategy::limits::{Limits, Rules};
@@ -141,12 +140,7 @@ impl Chunker for RecursiveChunker {
     fn chunk(&self, input: &ChunkInput<'_>) -> Result<Vec<Chunk>, ChunkError> {
         let text = input.doc.text.as_str();
         let body = front_matter_len(text);
-        let headings = input
-            .blocks
-            .iter()
-            .filter(|b| matches!(b.kind, BlockKind::Heading { .. }))
-            .count();
-        let params = self.params.for_document(headings);
+        let params = self.params.for_document(input.blocks);
         let splitter = Splitter::new(input.tokens, &params, &self.separators);
         let spans = splitter.split(body..text.len());
         Ok(chunks_from_spans(input, &spans, true))

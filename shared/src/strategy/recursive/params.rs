@@ -3,6 +3,7 @@
 
 use regex::Regex;
 
+use crate::markdown::{Block, BlockKind};
 use crate::strategy::params::{ParamError, Params, TARGET_TOKENS};
 
 /// The separator entry that splits at sentence boundaries (the engine's
@@ -203,11 +204,19 @@ impl RecursiveParams {
         t
     }
 
-    /// The parameters for one document: with `sectioned` set and at least
-    /// [`SECTIONED_HEADINGS`] headings, its size and overlap.
-    pub(crate) fn for_document(&self, headings: usize) -> std::borrow::Cow<'_, Self> {
+    /// The parameters for one document (its Markdown blocks): with
+    /// `sectioned` set and at least [`SECTIONED_HEADINGS`] headings, its
+    /// size and overlap. Headings are counted only when `sectioned` is set.
+    pub(crate) fn for_document(&self, blocks: &[Block]) -> std::borrow::Cow<'_, Self> {
+        let sectioned = || {
+            blocks
+                .iter()
+                .filter(|b| matches!(b.kind, BlockKind::Heading { .. }))
+                .nth(SECTIONED_HEADINGS - 1)
+                .is_some()
+        };
         match self.sectioned {
-            Some((chunk_size, chunk_overlap)) if headings >= SECTIONED_HEADINGS => {
+            Some((chunk_size, chunk_overlap)) if sectioned() => {
                 std::borrow::Cow::Owned(Self {
                     chunk_size,
                     chunk_overlap,
