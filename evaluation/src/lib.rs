@@ -358,22 +358,31 @@ pub enum Retriever<'e> {
     Bm25,
     /// Cosine over an embedder's vectors ([`dense`]), e.g. all-MiniLM-L6-v2.
     Dense(&'e dyn shared::Embedder),
+    /// BM25's and the embedder's rankings fused by reciprocal rank
+    /// ([`shared::retrieval::reciprocal_rank_fusion`], k = 60).
+    Hybrid(&'e dyn shared::Embedder),
 }
+
+/// The `k` of reciprocal-rank fusion in [`Retriever::Hybrid`].
+pub const RRF_K: f64 = 60.0;
 
 impl Retriever<'_> {
     /// The leaderboard's name for it.
     pub fn name(&self) -> String {
         match self {
             Self::Bm25 => "bm25".into(),
-            Self::Dense(e) => {
-                let id = e.id();
-                if id.starts_with("all-MiniLM-L6-v2") {
-                    "minilm".into()
-                } else {
-                    id.to_owned()
-                }
-            }
+            Self::Dense(e) => dense_name(*e),
+            Self::Hybrid(e) => format!("hybrid-bm25+{}", dense_name(*e)),
         }
+    }
+}
+
+fn dense_name(e: &dyn shared::Embedder) -> String {
+    let id = e.id();
+    if id.starts_with("all-MiniLM-L6-v2") {
+        "minilm".into()
+    } else {
+        id.to_owned()
     }
 }
 
@@ -401,6 +410,11 @@ pub fn retrieval_sums(
     let (bm25, dense) = match retriever {
         Retriever::Bm25 => (Some(Bm25::new(texts)), None),
         Retriever::Dense(e) => (None, Some(dense::Dense::new(e, texts).map_err(embedding)?)),
+        Retriever::Hybrid(e) => {
+            let texts: Vec<&str> = texts.collect();
+            let dense = dense::Dense::new(e, texts.iter().copied()).map_err(embedding)?;
+            (Some(Bm25::new(texts)), Some(dense))
+        }
     };
     let spans: Vec<ChunkSpan> = output.chunks.iter().map(|c| c.span).collect();
     let costs: Vec<u32> = output.chunks.iter().map(|c| c.budget_tokens).collect();
@@ -423,8 +437,15 @@ pub fn retrieval_sums(
         .max(RANK_DEPTH);
     for q in &dataset.questions {
         let ranked = match (&bm25, &dense) {
-            (Some(index), _) => index.search(&q.question, depth),
-            (_, Some(index)) => index.search(&q.question, depth).map_err(embedding)?,
+            (Some(lexical), Some(index)) => {
+                let a = lexical.search(&q.question, depth);
+                let b = index.search(&q.question, depth).map_err(embedding)?;
+                let mut fused = shared::retrieval::reciprocal_rank_fusion(&[&a, &b], RRF_K);
+                fused.truncate(depth);
+                fused
+            }
+            (Some(index), None) => index.search(&q.question, depth),
+            (None, Some(index)) => index.search(&q.question, depth).map_err(embedding)?,
             (None, None) => Vec::new(),
         };
         sums.count(&q.corpus);

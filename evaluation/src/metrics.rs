@@ -1,6 +1,8 @@
 //! The metrics, as pure functions over spans (code points of normalized
 //! documents). docs/evaluation.md says how to read each.
 
+use shared::retrieval::{merge_adjacent, Span};
+
 /// A chunk as the metrics see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChunkSpan {
@@ -172,7 +174,18 @@ pub fn budgeted(pieces: &[(usize, (u32, u32))], doc: usize, references: &[(u32, 
         .filter(|(d, _)| *d == doc)
         .map(|(_, s)| *s)
         .collect();
-    let hit_union = intersection(&merge(in_doc.clone()), &relevant);
+    // The context as a prompt would show it: touching and overlapping
+    // passages joined, each stretch of text once.
+    let passages: Vec<Span> = in_doc
+        .iter()
+        .map(|&(start, end)| Span { doc, start, end })
+        .collect();
+    let mut shown: Vec<(u32, u32)> = merge_adjacent(&passages)
+        .into_iter()
+        .map(|s| (s.start, s.end))
+        .collect();
+    shown.sort_unstable();
+    let hit_union = intersection(&shown, &relevant);
     let hit_paid: u64 = in_doc.iter().map(|s| intersection(&[*s], &relevant)).sum();
     let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
     Budgeted {

@@ -191,3 +191,57 @@ fn bad_data_is_an_error_naming_the_file_and_line() {
     assert_eq!(peer["external"], true);
     assert_eq!(peer["recall@5"], 1.0);
 }
+
+#[test]
+fn hybrid_retrieval_fuses_bm25_and_minilm_into_one_row() {
+    let Some(model) = testkit::model_dir() else {
+        return;
+    };
+    let dir = temp_dir("hybrid");
+    fs::write(
+        dir.join("documents/a.md"),
+        "# Cats\n\nThe cat sat on the mat by the kitchen door.\n\n# Ships\n\nThe ferry leaves the harbour at noon every day.\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("documents/b.md"),
+        "# Weather\n\nRain is expected over the hills tomorrow evening.\n",
+    )
+    .unwrap();
+    let doc = fs::read_to_string(dir.join("documents/a.md")).unwrap();
+    let excerpt = "The ferry leaves the harbour at noon every day.";
+    let start = doc[..doc.find(excerpt).unwrap()].chars().count();
+    let question = serde_json::json!({
+        "id": "q1", "question": "when does the ferry leave the harbour", "document": "a.md", "lang": "en",
+        "references": [{"text": excerpt, "start": start, "end": start + excerpt.chars().count()}]
+    });
+    fs::write(dir.join("questions.jsonl"), format!("{question}\n")).unwrap();
+    let out_dir = dir.join("out");
+    let out = eval(&[
+        "--dataset",
+        dir.to_str().unwrap(),
+        "--profiles",
+        "markdown-v1",
+        "--retriever",
+        "hybrid",
+        "--text",
+        "chunk",
+        "--model-dir",
+        model.to_str().unwrap(),
+        "--budgets",
+        "20,200",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let board = board_of(&out, &out_dir);
+    let rows = board["rows"].as_array().unwrap();
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["retriever"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["hybrid-bm25+minilm"], "{board}");
+    // Both rankings put the ferry section first: its 14 tokens fit the
+    // budget of 20 whole.
+    assert_eq!(rows[0]["budget_recall@20"], 1.0, "{board}");
+    assert_eq!(rows[0]["budget_recall@200"], 1.0, "{board}");
+}

@@ -300,6 +300,7 @@ pub async fn run(
     let deadline = state.settings.api.deadline;
     let retry = deadline.as_secs().max(1);
     let left = deadline.saturating_sub(started.elapsed());
+    let asked = Instant::now();
     let permit = match tokio::time::timeout(left, Arc::clone(&state.slots).acquire_owned()).await {
         Ok(Ok(permit)) => permit,
         // Overload: every slot stayed busy until the deadline. The strategy
@@ -368,6 +369,11 @@ pub async fn run(
         done.map(|(doc, why)| (doc, why, left_out))
     });
     let left = deadline.saturating_sub(started.elapsed());
+    // How long the request waited for its slot: a deadline that passes
+    // while the strategy ran counts against the strategy only when the
+    // strategy had at least half of it; a slot that came free late is
+    // overload, however the race between the wait and the work fell.
+    let waited = asked.elapsed();
     let (mut doc, mut why, left_out) = match tokio::time::timeout(left, task).await {
         Ok(Ok(Ok(done))) => done,
         Ok(Ok(Err(e))) => {
@@ -395,17 +401,29 @@ pub async fn run(
                 Verdict::Failure,
             )
         }
-        // The strategy ran past the deadline: its failure.
+        // The strategy ran past the deadline: its failure, unless most of
+        // the deadline went on waiting for a slot.
         Err(_) => {
-            let p = Problem::new(
-                Kind::Unavailable,
+            let late_slot = waited * 2 > deadline;
+            let detail = if late_slot {
+                format!(
+                    "the operation did not finish within api.deadline_ms ({} ms): the server was busy, {} ms went on waiting for a chunking slot",
+                    deadline.as_millis(),
+                    waited.as_millis()
+                )
+            } else {
                 format!(
                     "the operation did not finish within api.deadline_ms ({} ms)",
                     deadline.as_millis()
-                ),
-            )
-            .retry_after(retry);
-            return (Err(p), Verdict::Failure);
+                )
+            };
+            let p = Problem::new(Kind::Unavailable, detail).retry_after(retry);
+            let verdict = if late_slot {
+                Verdict::None
+            } else {
+                Verdict::Failure
+            };
+            return (Err(p), verdict);
         }
     };
     if let Some(g) = &granularity {

@@ -193,8 +193,10 @@ pub struct EvalArgs {
     #[arg(long = "external", value_name = "NAME=FILE.jsonl")]
     pub externals: Vec<String>,
     /// The retriever: bm25, minilm (all-MiniLM-L6-v2 cosine; needs the model,
-    /// scripts/fetch-model.sh; slow on a CPU: every chunk is embedded), or both.
-    #[arg(long, default_value = "bm25", value_parser = ["bm25", "minilm", "both"])]
+    /// scripts/fetch-model.sh; slow on a CPU: every chunk is embedded), both
+    /// (a row for each), or hybrid (one ranking: BM25's and MiniLM's fused
+    /// by reciprocal rank, k = 60).
+    #[arg(long, default_value = "bm25", value_parser = ["bm25", "minilm", "both", "hybrid"])]
     pub retriever: String,
     /// Cut-offs of the @K metrics.
     #[arg(long, value_delimiter = ',', default_value = "5,10,20")]

@@ -166,7 +166,7 @@ pub fn run(
         ProgressBar::hidden()
     };
     let mut retrievers = Vec::new();
-    if args.retriever != "minilm" {
+    if matches!(args.retriever.as_str(), "bm25" | "both") {
         retrievers.push(evaluation::Retriever::Bm25);
     }
     std::fs::create_dir_all(&args.out).map_err(|e| {
@@ -183,12 +183,17 @@ pub fn run(
             (Some(s), _) => s,
             (None, Some(m)) => m,
             (None, None) => {
-                return Err(OfflineError::Usage(
-                    "--retriever minilm needs the embedding model".into(),
-                ))
+                return Err(OfflineError::Usage(format!(
+                    "--retriever {} needs the embedding model",
+                    args.retriever
+                )))
             }
         };
-        retrievers.push(evaluation::Retriever::Dense(model));
+        if args.retriever == "hybrid" {
+            retrievers.push(evaluation::Retriever::Hybrid(model));
+        } else {
+            retrievers.push(evaluation::Retriever::Dense(model));
+        }
     }
     let rows = evaluation::evaluate(&engine, &systems, &datasets, &config, &retrievers, |name| {
         bar.set_message(name.to_owned());
