@@ -260,11 +260,7 @@ pub fn run_profile(
             .map_err(|e| EvalError::Chunking(format!("{profile} on {}: {e}", d.name)))?;
         out.latencies_ms
             .push((d.name.clone(), started.elapsed().as_secs_f64() * 1000.0));
-        for c in doc
-            .chunks
-            .into_iter()
-            .filter(|c| c.granularity == granularity)
-        {
+        for c in shared::retrieval::of_granularity(doc.chunks, granularity) {
             let from_text = doc.normalized[..c.byte_start as usize].ends_with(c.prefix());
             let text_start = if from_text {
                 c.char_start - u64::from(c.overlap_prefix_chars)

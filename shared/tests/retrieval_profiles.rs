@@ -114,3 +114,79 @@ fn sectioned_overlap_without_a_size_is_refused() {
     .to_string();
     assert!(err.contains("sectioned_chunk_size"), "{err}");
 }
+
+fn recursive_profile(name: &str, extra: &str) -> String {
+    format!(
+        "name = \"{name}\"\nstrategy = \"recursive\"\nbreadcrumb_mode = \"none\"\n\n[params]\nchunk_size = 100\nchunk_overlap = 0\nseparators = [\"\\n\\n\", \"<sentence>\", \"\\n\", \" \", \"\"]\nstub_tokens = 4\n{extra}"
+    )
+}
+
+#[test]
+fn wrap_aware_cuts_at_line_ends_where_lines_are_paragraphs_and_at_sentences_where_wrapped() {
+    let engine = shared::Engine::builder()
+        .profile_source(
+            "a.toml",
+            recursive_profile("aware-v1", "wrap_aware = true\n"),
+        )
+        .profile_source("b.toml", recursive_profile("plain-v1", ""))
+        .build()
+        .unwrap();
+    let chunks = |text: &str, profile: &str| -> Vec<String> {
+        engine
+            .chunk(text.as_bytes(), &meta("t", "d.md", "v1"), Some(profile))
+            .unwrap()
+            .chunks
+            .into_iter()
+            .map(|c| c.chunk_text)
+            .collect()
+    };
+    // One paragraph per line (a speech): lines of three sentences, about
+    // 30 tokens each, so a chunk of 100 holds three lines and a fraction.
+    let speech: String = (0..8)
+        .map(|i| {
+            format!(
+                "Paragraph {i} opens on the harbour. It then turns to the bridge and its toll. It closes with the ferry at noon.\n"
+            )
+        })
+        .collect();
+    let aware = chunks(&speech, "aware-v1");
+    assert!(aware.len() >= 3, "{aware:?}");
+    for c in &aware {
+        assert!(
+            c.starts_with("Paragraph") && c.ends_with("noon."),
+            "a chunk of whole lines: {c:?}"
+        );
+    }
+    // Without wrap_aware, sentences come first and a chunk ends mid-line.
+    let plain = chunks(&speech, "plain-v1");
+    assert!(
+        plain.iter().any(|c| !c.ends_with("noon.")),
+        "sentence packing crosses line ends: {plain:?}"
+    );
+    // Hard-wrapped prose: the same chunks either way (sentences first).
+    let wrapped: String = (0..12)
+        .map(|i| {
+            format!(
+                "In the year {i} the cathedral chapter resolved to rebuild the\nnave in the new style, and the towers were added later on.\n"
+            )
+        })
+        .collect();
+    assert_eq!(chunks(&wrapped, "aware-v1"), chunks(&wrapped, "plain-v1"));
+}
+
+#[test]
+fn wrap_aware_without_sentences_before_line_breaks_is_refused() {
+    let toml = "name = \"x-v1\"\nstrategy = \"recursive\"\n\n[params]\nchunk_size = 200\nwrap_aware = true\n";
+    let err = shared::Profile::parse(
+        toml,
+        shared::ProfileOrigin::Builtin,
+        &shared::Registry::builtin(),
+    )
+    .map(|_| ())
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("wrap_aware") && err.contains("<sentence>"),
+        "{err}"
+    );
+}

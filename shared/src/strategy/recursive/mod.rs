@@ -33,10 +33,16 @@
 //!   with at least two headings is split at that size instead: sections are
 //!   coherent units, and measured at equal context larger chunks retrieve
 //!   better there while plain text wants smaller ones
-//!   (`retrieval-lexical-v1`).
+//!   (`retrieval-lexical-v1`);
+//! - with `wrap_aware = true`, a document whose prose lines end sentences
+//!   (not hard-wrapped, [`wrap::hard_wrapped`]) is split at line breaks
+//!   before sentences: a line there is a paragraph, while in hard-wrapped
+//!   text a line break falls mid-sentence and sentences come first, as
+//!   `separators` lists them (`retrieval-minilm-v2`).
 
 mod params;
 mod split;
+pub mod wrap;
 
 use std::sync::Arc;
 
@@ -100,7 +106,17 @@ impl Strategy for Recursive {
     fn configure(&self, params: &Params<'_>) -> Result<Arc<dyn Chunker>, ParamError> {
         let params = RecursiveParams::parse(params, 1000, 200)?;
         let separators = Separators::compile(&params).map_err(ParamError)?;
-        Ok(Arc::new(RecursiveChunker { params, separators }))
+        let unwrapped = match params.unwrapped_separators() {
+            Some(list) if params.wrap_aware => {
+                Some(Separators::compile_list(&params, &list).map_err(ParamError)?)
+            }
+            _ => None,
+        };
+        Ok(Arc::new(RecursiveChunker {
+            params,
+            separators,
+            unwrapped,
+        }))
     }
 }
 
@@ -109,6 +125,8 @@ impl Strategy for Recursive {
 pub struct RecursiveChunker {
     params: RecursiveParams,
     separators: Separators,
+    /// With `wrap_aware`: the separators for text that is not hard-wrapped.
+    unwrapped: Option<Separators>,
 }
 
 impl RecursiveChunker {
@@ -141,7 +159,11 @@ impl Chunker for RecursiveChunker {
         let text = input.doc.text.as_str();
         let body = front_matter_len(text);
         let params = self.params.for_document(input.blocks);
-        let splitter = Splitter::new(input.tokens, &params, &self.separators);
+        let separators = match &self.unwrapped {
+            Some(unwrapped) if !wrap::hard_wrapped(text, input.blocks) => unwrapped,
+            _ => &self.separators,
+        };
+        let splitter = Splitter::new(input.tokens, &params, separators);
         let spans = splitter.split(body..text.len());
         Ok(chunks_from_spans(input, &spans, true))
     }

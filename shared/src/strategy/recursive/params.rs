@@ -66,6 +66,11 @@ pub struct RecursiveParams {
     /// `sectioned_chunk_overlap`. Not in LangChain; `None`: every document
     /// gets `chunk_size`.
     pub sectioned: Option<(usize, usize)>,
+    /// `wrap_aware`: in a document that is not hard-wrapped
+    /// ([`super::wrap::hard_wrapped`]), a `"\n"` listed after
+    /// [`SENTENCE_SEPARATOR`] is tried before it (a line there is a
+    /// paragraph). Not in LangChain; off by default.
+    pub wrap_aware: bool,
 }
 
 /// Headings that make a document "sectioned" for `sectioned_chunk_size`.
@@ -162,6 +167,7 @@ impl RecursiveParams {
                 Some((size, overlap))
             }
         };
+        let wrap_aware = p.bool_or("wrap_aware", false)?;
         let params = Self {
             chunk_size,
             chunk_overlap,
@@ -171,7 +177,16 @@ impl RecursiveParams {
             strip_whitespace,
             stub_tokens,
             sectioned,
+            wrap_aware,
         };
+        if wrap_aware && params.unwrapped_separators().is_none() {
+            return Err(p.error(
+                "wrap_aware",
+                format!(
+                    "= true needs \"{SENTENCE_SEPARATOR}\" before \"\\n\" in separators (it moves the line break before sentences in text that is not hard-wrapped)"
+                ),
+            ));
+        }
         // Compile once here so a bad pattern is reported at load time.
         Separators::compile(&params).map_err(|e| p.error("separators", e))?;
         Ok(params)
@@ -201,7 +216,29 @@ impl RecursiveParams {
             t.insert("sectioned_chunk_size".into(), (size as i64).into());
             t.insert("sectioned_chunk_overlap".into(), (overlap as i64).into());
         }
+        if self.wrap_aware {
+            t.insert("wrap_aware".into(), true.into());
+        }
         t
+    }
+
+    /// With `wrap_aware`, the separators for text that is not hard-wrapped:
+    /// the first `"\n"` after [`SENTENCE_SEPARATOR`] moved just before it.
+    /// `None` when there is no such pair.
+    pub fn unwrapped_separators(&self) -> Option<Vec<String>> {
+        let sentence = self
+            .separators
+            .iter()
+            .position(|s| s == SENTENCE_SEPARATOR)?;
+        let line = sentence
+            + 1
+            + self.separators[sentence + 1..]
+                .iter()
+                .position(|s| s == "\n")?;
+        let mut list = self.separators.clone();
+        let moved = list.remove(line);
+        list.insert(sentence, moved);
+        Some(list)
     }
 
     /// The parameters for one document (its Markdown blocks): with
@@ -229,7 +266,7 @@ impl RecursiveParams {
 }
 
 /// The keys of [`RecursiveParams`].
-pub(crate) const RECURSIVE_KEYS: [&str; 9] = [
+pub(crate) const RECURSIVE_KEYS: [&str; 10] = [
     "chunk_size",
     "chunk_overlap",
     "separators",
@@ -239,6 +276,7 @@ pub(crate) const RECURSIVE_KEYS: [&str; 9] = [
     "stub_tokens",
     "sectioned_chunk_size",
     "sectioned_chunk_overlap",
+    "wrap_aware",
 ];
 
 /// One compiled separator.
@@ -268,8 +306,12 @@ pub(crate) struct Separators {
 impl Separators {
     /// Compiles the profile's separators; a bad pattern names itself.
     pub fn compile(params: &RecursiveParams) -> Result<Self, String> {
-        let list = params
-            .separators
+        Self::compile_list(params, &params.separators)
+    }
+
+    /// Compiles `separators` with `params`' settings.
+    pub fn compile_list(params: &RecursiveParams, separators: &[String]) -> Result<Self, String> {
+        let list = separators
             .iter()
             .map(|s| {
                 if s.is_empty() {
@@ -287,7 +329,7 @@ impl Separators {
             .collect::<Result<_, _>>()?;
         Ok(Self {
             list,
-            raw: params.separators.clone(),
+            raw: separators.to_vec(),
         })
     }
 }
