@@ -8,14 +8,14 @@
 # usage: scripts/eval/equal-context.sh HALF [RETRIEVER] [PROFILES]
 #   HALF       A or B (eval/*/splits.json)
 #   RETRIEVER  bm25 (default) or minilm (needs models/all-MiniLM-L6-v2)
-#   PROFILES   comma-separated [retrieval-lexical-v1,retrieval-minilm-v1,retrieval-v1,spec-v1]
+#   PROFILES   comma-separated [retrieval-lexical-v1,retrieval-minilm-v2,retrieval-minilm-v1,retrieval-v1,spec-v1]
 # Environment: CHUNK_WORKER (default target/release/chunk-worker), OUT
 # (default target/equal-context).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 half="${1:?usage: equal-context.sh HALF [RETRIEVER] [PROFILES]}"
 retriever="${2:-bm25}"
-profiles="${3:-retrieval-lexical-v1,retrieval-minilm-v1,retrieval-v1,spec-v1}"
+profiles="${3:-retrieval-lexical-v1,retrieval-minilm-v2,retrieval-minilm-v1,retrieval-v1,spec-v1}"
 bin="${CHUNK_WORKER:-target/release/chunk-worker}"
 out="${OUT:-target/equal-context}/$retriever-$half"
 model=()

@@ -539,6 +539,7 @@ mod tests {
                 "retrieval-v1",
                 "retrieval-minilm-v1",
                 "retrieval-lexical-v1",
+                "retrieval-minilm-v2",
                 "token-v1",
                 "markdown-v1",
                 "semantic-v1",

@@ -10,10 +10,11 @@ mod common;
 
 use common::{engine, fixtures, meta};
 
-const PROFILES: [&str; 3] = [
+const PROFILES: [&str; 4] = [
     "retrieval-v1",
     "retrieval-minilm-v1",
     "retrieval-lexical-v1",
+    "retrieval-minilm-v2",
 ];
 
 fn headings_only(text: &str) -> bool {

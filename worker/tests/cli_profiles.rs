@@ -179,7 +179,7 @@ fn bad_profile_files_are_usage_errors_naming_file_key_value_and_range() {
     let out = chunk_worker(["chunk", "--profile", "nope-v1", "never-read.md"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out)
-        .contains("recursive-v1, retrieval-v1, retrieval-minilm-v1, retrieval-lexical-v1, token-v1, markdown-v1"));
+        .contains("recursive-v1, retrieval-v1, retrieval-minilm-v1, retrieval-lexical-v1, retrieval-minilm-v2, token-v1, markdown-v1"));
 }
 
 #[test]
@@ -274,4 +274,6 @@ fn a_deprecated_profile_says_so_and_names_its_replacement() {
     };
     assert!(line("retrieval-v1").contains("(deprecated: use retrieval-lexical-v1)"));
     assert!(!line("retrieval-lexical-v1").contains("deprecated"));
+    assert!(line("retrieval-minilm-v1").contains("(deprecated: use retrieval-minilm-v2)"));
+    assert!(!line("retrieval-minilm-v2").contains("deprecated"));
 }

@@ -20,7 +20,7 @@ const HTML_SNAPSHOTS: [(&str, &str); 4] = [
     ("html/02-messy", "hierarchy-v1"),
     ("html/03-messy-pre", "spec-v1"),
 ];
-const EXTRA_SNAPSHOTS: [(&str, &str); 14] = [
+const EXTRA_SNAPSHOTS: [(&str, &str); 16] = [
     ("03-big-table", "table-v1"),
     ("03-big-table", "table-summary-v1"),
     ("03-big-table", "table-rows-v1"),
@@ -35,6 +35,8 @@ const EXTRA_SNAPSHOTS: [(&str, &str); 14] = [
     ("18-setext-heading-sections", "retrieval-minilm-v1"),
     ("17-russian-docs", "retrieval-minilm-v1"),
     ("15-runbook", "retrieval-v1"),
+    ("07-pdf-export", "retrieval-minilm-v2"),
+    ("04-no-headings", "retrieval-minilm-v2"),
 ];
 
 /// Chars of chunk text shown per snapshot line.

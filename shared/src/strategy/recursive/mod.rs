@@ -100,6 +100,7 @@ impl Strategy for Recursive {
             include_str!("profiles/retrieval-v1.toml"),
             include_str!("profiles/retrieval-minilm-v1.toml"),
             include_str!("profiles/retrieval-lexical-v1.toml"),
+            include_str!("profiles/retrieval-minilm-v2.toml"),
         ]
     }
 
