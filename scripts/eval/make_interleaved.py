@@ -7,8 +7,8 @@ boundary that no one chose by hand. The sources are the shipped retrieval
 documents (eval/retrieval-plain: speeches, hearings, filings, science,
 encyclopedias, plain text; eval/retrieval: English and Russian Markdown
 documentation), whose provenance is in their SOURCES.tsv. A seeded draw
-(not a person) picks the pairs, two documents of different corpora (and,
-across sets, different genres), Russian paired with Russian.
+(not a person) picks the pairs, two documents of different corpora,
+Russian paired with Russian.
 
 Two datasets, the same format as eval/boundaries (documents/*.md and
 boundaries.jsonl, code point offsets of each switch, the first character
@@ -19,8 +19,9 @@ of a line):
 
 The held-out documents use source documents the dev ones do not. Standard
 library only; run from anywhere: `python3 scripts/eval/make_interleaved.py`
-(rewrites both folders; `--check` verifies them instead: every group's text
-occurs verbatim in its source, every boundary starts a group).
+(rewrites both folders; `--check` verifies them instead: they are what the
+script writes, byte for byte, every group's text occurs verbatim in its
+source, every boundary starts a line).
 """
 
 import argparse
@@ -36,6 +37,7 @@ SEED = 20261207
 PER_HALF = {"en": 24, "ru": 6}
 GROUPS = 6  # groups per document: 5 switches
 MIN_PARA = 160  # characters of a prose paragraph
+MIN_PARAS = 12  # prose paragraphs a source needs (it gives at most 3 x 3)
 PROSE = re.compile(r"^[^\s#>|`*\-+\d<!\[]")
 
 
@@ -43,12 +45,13 @@ def paragraphs(text: str) -> list[str]:
     """Prose paragraphs (no headings, lists, tables, code, quotes)."""
     blocks = [b.strip("\n") for b in re.split(r"\n\s*\n", text)]
     if len(blocks) < 8:  # one paragraph per line (speeches): lines instead
-        blocks = [line for line in text.split("\n")]
+        blocks = text.split("\n")
     out = []
     in_code = False
     for b in blocks:
         if b.lstrip().startswith("```"):
-            in_code = not in_code if b.count("```") % 2 == 1 else in_code
+            if b.count("```") % 2:
+                in_code = not in_code
             continue
         if in_code or len(b) < MIN_PARA or not PROSE.match(b):
             continue
@@ -66,7 +69,6 @@ def sources() -> list[dict]:
     ):
         base = ROOT / "eval" / folder
         corpus_of = {}
-        genre_of = {}
         tsv = base / "SOURCES.tsv"
         head = None
         for line in tsv.read_text(encoding="utf-8").splitlines():
@@ -76,11 +78,10 @@ def sources() -> list[dict]:
                 continue
             row = dict(zip(head, cols))
             corpus_of[row["file"]] = row.get("corpus") or row["file"][:4]
-            genre_of[row["file"]] = row.get("genre") or folder
         for path in sorted((base / "documents").glob("*.md")):
             text = path.read_text(encoding="utf-8")
             paras = paragraphs(text)
-            if len(paras) < 2 * (GROUPS // 2) * 2:
+            if len(paras) < MIN_PARAS:
                 continue
             name = path.name
             docs.append(
@@ -88,7 +89,6 @@ def sources() -> list[dict]:
                     "path": f"eval/{folder}/documents/{name}",
                     "lang": lang_of(name),
                     "corpus": corpus_of.get(name, name.rsplit("-", 1)[0]),
-                    "genre": genre_of.get(name, folder),
                     "paras": paras,
                 }
             )
@@ -114,7 +114,8 @@ def build(rng: random.Random, a: dict, b: dict, title: str):
     return text.rstrip("\n") + "\n", switches, groups
 
 
-def make() -> None:
+def generate() -> dict:
+    """{half: [(file name, text, boundaries.jsonl line)]}, as written."""
     rng = random.Random(SEED)
     docs = sources()
     by_lang = {}
@@ -141,22 +142,7 @@ def make() -> None:
                 name = f"{lang}-{made + 1:03}.md"
                 title = "Interleaved document" if lang == "en" else "Смешанный документ"
                 text, switches, groups = build(rng, a, b, title)
-                manifest.setdefault(half, []).append(
-                    (name, lang, text, switches, groups)
-                )
-                made += 1
-            if made < PER_HALF[lang]:
-                sys.exit(f"only {made} {lang} pairs for {half}")
-    for half, items in manifest.items():
-        folder = OUT / half
-        (folder / "documents").mkdir(parents=True, exist_ok=True)
-        for old in (folder / "documents").glob("*.md"):
-            old.unlink()
-        lines = []
-        for name, lang, text, switches, groups in items:
-            (folder / "documents" / name).write_text(text, encoding="utf-8")
-            lines.append(
-                json.dumps(
+                line = json.dumps(
                     {
                         "document": name,
                         "lang": lang,
@@ -166,15 +152,38 @@ def make() -> None:
                     },
                     ensure_ascii=False,
                 )
-            )
-        (folder / "boundaries.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        print(f"{half}: {len(items)} documents, {sum(len(i[3]) for i in items)} switches")
+                manifest.setdefault(half, []).append((name, text, line))
+                made += 1
+            if made < PER_HALF[lang]:
+                sys.exit(f"only {made} {lang} pairs for {half}")
+    return manifest
+
+
+def make() -> int:
+    for half, items in generate().items():
+        folder = OUT / half
+        (folder / "documents").mkdir(parents=True, exist_ok=True)
+        for old in (folder / "documents").glob("*.md"):
+            old.unlink()
+        for name, text, _ in items:
+            (folder / "documents" / name).write_text(text, encoding="utf-8")
+        lines = "".join(line + "\n" for _, _, line in items)
+        (folder / "boundaries.jsonl").write_text(lines, encoding="utf-8")
+        switches = sum(len(json.loads(line)["boundaries"]) for _, _, line in items)
+        print(f"{half}: {len(items)} documents, {switches} switches")
+    return 0
 
 
 def check() -> int:
     bad = 0
-    for half in ("dev", "held-out"):
+    for half, items in generate().items():
         folder = OUT / half
+        expected = {name: text for name, text, _ in items}
+        on_disk = {p.name: p.read_text(encoding="utf-8") for p in (folder / "documents").glob("*.md")}
+        lines = "".join(line + "\n" for _, _, line in items)
+        if on_disk != expected or (folder / "boundaries.jsonl").read_text(encoding="utf-8") != lines:
+            print(f"{half}: not what make_interleaved.py writes (run it without --check)")
+            bad += 1
         for line in (folder / "boundaries.jsonl").read_text(encoding="utf-8").splitlines():
             gold = json.loads(line)
             text = (folder / "documents" / gold["document"]).read_text(encoding="utf-8")
@@ -192,7 +201,7 @@ def check() -> int:
                     if para not in source:
                         print(f"{half}/{gold['document']}: a paragraph at {s} is not in {g['source']}")
                         bad += 1
-    print("interleaved: every group is verbatim from its source" if not bad else f"{bad} problems")
+    print("interleaved: as the script writes it, every group verbatim from its source" if not bad else f"{bad} problems")
     return 1 if bad else 0
 
 
