@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::align::OffsetMap;
-use crate::EvalError;
+use crate::error::EvalError;
 
 /// One document of a dataset.
 #[derive(Debug, Clone)]

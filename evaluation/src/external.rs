@@ -11,7 +11,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::dataset::Dataset;
-use crate::EvalError;
+use crate::error::EvalError;
 
 /// One external chunk, placed in its document (raw code points).
 #[derive(Debug, Clone, PartialEq, Eq)]

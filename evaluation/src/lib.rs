@@ -13,15 +13,20 @@
 //! - [`dataset`]: loading and checking gold data;
 //! - [`external`]: other systems' chunks (JSONL);
 //! - [`bm25`], [`dense`]: the retrievers (BM25; an embedder's cosine);
-//! - [`metrics`]: the metric functions (unit-tested on hand-checked cases).
+//! - [`metrics`]: the metric functions (unit-tested on hand-checked cases);
+//! - [`retrieval`]: the retrievers and the per-question retrieval metrics.
 
 pub mod align;
 pub mod bm25;
+mod config;
 pub mod dataset;
 pub mod dense;
+mod error;
 pub mod external;
 pub mod metrics;
 pub mod report;
+pub mod retrieval;
+mod system;
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -29,194 +34,13 @@ use std::time::Instant;
 use shared::tokens::{TokenCounter, TokenizerKind};
 use shared::{DocumentMeta, Engine, Granularity};
 
-use crate::bm25::Bm25;
+pub use crate::config::Config;
 use crate::dataset::Dataset;
-use crate::metrics::{
-    at_k, boundary_matches, budgeted, fill_budget, ndcg, percentile, prf, ChunkSpan,
-};
+pub use crate::error::EvalError;
+use crate::metrics::{boundary_matches, percentile, prf, ChunkSpan};
 pub use crate::report::{Leaderboard, Row};
-
-/// Why an evaluation could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum EvalError {
-    /// Bad or missing input data: the message names the file and line.
-    #[error("{0}")]
-    Data(String),
-    /// A profile could not chunk a document.
-    #[error("{0}")]
-    Chunking(String),
-}
-
-/// One chunk of a system, on a dataset document.
-#[derive(Debug, Clone)]
-pub struct SysChunk {
-    /// Spans in normalized code points.
-    pub span: ChunkSpan,
-    /// What the embedder would see.
-    pub embed_text: String,
-    /// What a reader sees.
-    pub chunk_text: String,
-    /// Tokens of `chunk_text`.
-    pub tokens: u32,
-    /// Tokens of `embed_text`.
-    pub embed_tokens: u32,
-    /// cl100k tokens of `chunk_text`: what it costs in a context budget.
-    pub budget_tokens: u32,
-}
-
-/// What a system produced on a dataset: chunks per document and latencies.
-#[derive(Debug, Clone, Default)]
-pub struct SystemOutput {
-    /// Chunks of every document, in document order.
-    pub chunks: Vec<SysChunk>,
-    /// Milliseconds per document (empty for external systems).
-    pub latencies_ms: Vec<(String, f64)>,
-}
-
-/// A chunker under evaluation.
-#[derive(Debug, Clone)]
-pub enum System {
-    /// A profile of the engine, at one of its granularities.
-    Profile {
-        /// The profile's name.
-        profile: String,
-        /// The granularity whose chunks are measured; `None`: the
-        /// profile's primary one.
-        granularity: Option<Granularity>,
-        /// Its name in the leaderboard.
-        label: String,
-    },
-    /// Chunks made by another system, loaded from JSONL.
-    External {
-        /// Its name in the leaderboard.
-        name: String,
-        /// Its chunks, by document name.
-        chunks: BTreeMap<String, Vec<external::ExternalChunk>>,
-    },
-}
-
-impl System {
-    /// `profile` at its primary granularity, named as the profile.
-    pub fn profile(profile: &str) -> Self {
-        Self::Profile {
-            profile: profile.to_owned(),
-            granularity: None,
-            label: profile.to_owned(),
-        }
-    }
-
-    /// `profile` at `granularity`, named `profile [granularity]`.
-    pub fn profile_at(profile: &str, granularity: Granularity) -> Self {
-        Self::Profile {
-            profile: profile.to_owned(),
-            granularity: Some(granularity),
-            label: format!("{profile} [{}]", granularity.as_str()),
-        }
-    }
-
-    /// The leaderboard name.
-    pub fn name(&self) -> &str {
-        match self {
-            Self::Profile { label, .. } => label,
-            Self::External { name, .. } => name,
-        }
-    }
-}
-
-/// What to measure.
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// Cut-offs for the @K metrics.
-    pub ks: Vec<usize>,
-    /// Boundary tolerance in code points.
-    pub tolerance: u32,
-    /// The metric rows are sorted by (`ndcg@10`, `recall@5`, ...).
-    pub rank_by: String,
-    /// Index `embed_text` (`true`) and/or `chunk_text` (`false`).
-    pub texts: Vec<bool>,
-    /// Context budgets in cl100k tokens: the ranked chunks' texts fill each
-    /// (`budget_recall@B`, `budget_precision@B`, `budget_iou@B`).
-    pub budgets: Vec<u32>,
-    /// Small-to-big: each ranked chunk brings this many chunks on each side
-    /// of it in its document into the budget (`shared::retrieval::
-    /// with_neighbours`); 0 gives the ranked chunks alone.
-    pub neighbours: usize,
-    /// Systems evaluated side by side, each on its own thread (1: one at a
-    /// time, for latencies measured on an otherwise idle machine).
-    pub jobs: usize,
-}
-
-/// Ranked chunks looked at per question: enough to fill the largest
-/// budget with small chunks.
-const RANK_DEPTH: usize = 400;
-
-/// Metric sums over questions, in all and per corpus.
-#[derive(Debug, Clone, Default)]
-pub struct Sums {
-    /// Metric name → sum over questions.
-    pub total: BTreeMap<String, f64>,
-    /// Questions.
-    pub questions: usize,
-    /// The same per corpus.
-    pub per_corpus: BTreeMap<String, (BTreeMap<String, f64>, usize)>,
-}
-
-impl Sums {
-    fn add(&mut self, corpus: &str, metric: String, value: f64) {
-        *self.total.entry(metric.clone()).or_default() += value;
-        *self
-            .per_corpus
-            .entry(corpus.to_owned())
-            .or_default()
-            .0
-            .entry(metric)
-            .or_default() += value;
-    }
-
-    fn count(&mut self, corpus: &str) {
-        self.questions += 1;
-        self.per_corpus.entry(corpus.to_owned()).or_default().1 += 1;
-    }
-
-    fn merge(&mut self, other: Sums) {
-        for (k, v) in other.total {
-            *self.total.entry(k).or_default() += v;
-        }
-        self.questions += other.questions;
-        for (corpus, (metrics, n)) in other.per_corpus {
-            let e = self.per_corpus.entry(corpus).or_default();
-            for (k, v) in metrics {
-                *e.0.entry(k).or_default() += v;
-            }
-            e.1 += n;
-        }
-    }
-}
-
-/// The span of the first `left` cl100k tokens of `chunk`'s text: the
-/// longest prefix of `chunk_text` within `left` tokens, laid over the
-/// chunk's text span from its start.
-fn cut_span(chunk: &SysChunk, left: u32, counter: &dyn TokenCounter) -> (u32, u32) {
-    let bounds: Vec<usize> = chunk
-        .chunk_text
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain(std::iter::once(chunk.chunk_text.len()))
-        .collect();
-    // The largest number of characters whose prefix fits.
-    let (mut lo, mut hi) = (0usize, bounds.len() - 1);
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if counter.count(&chunk.chunk_text[..bounds[mid]]) <= left as usize {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    let (start, end) = chunk.span.text;
-    let chars = u32::try_from(lo).unwrap_or(u32::MAX);
-    (start, end.min(start.saturating_add(chars)))
-}
+pub use crate::retrieval::{retrieval_sums, Retriever, Sums, RRF_K};
+pub use crate::system::{SysChunk, System, SystemOutput};
 
 /// Chunks every document of `dataset` with `profile` and keeps the chunks
 /// of one granularity (`None`: the profile's primary one): a profile with
@@ -345,142 +169,6 @@ pub fn boundary_counts(
         sum = (sum.0 + m, sum.1 + p, sum.2 + n);
     }
     sum
-}
-
-/// The retriever the metrics are measured with.
-#[derive(Debug, Clone, Copy)]
-pub enum Retriever<'e> {
-    /// Okapi BM25 ([`bm25`]).
-    Bm25,
-    /// Cosine over an embedder's vectors ([`dense`]), e.g. all-MiniLM-L6-v2.
-    Dense(&'e dyn shared::Embedder),
-    /// BM25's and the embedder's rankings fused by reciprocal rank
-    /// ([`shared::retrieval::reciprocal_rank_fusion`], k = 60).
-    Hybrid(&'e dyn shared::Embedder),
-}
-
-/// The `k` of reciprocal-rank fusion in [`Retriever::Hybrid`].
-pub const RRF_K: f64 = 60.0;
-
-impl Retriever<'_> {
-    /// The leaderboard's name for it.
-    pub fn name(&self) -> String {
-        match self {
-            Self::Bm25 => "bm25".into(),
-            Self::Dense(e) => dense_name(*e),
-            Self::Hybrid(e) => format!("hybrid-bm25+{}", dense_name(*e)),
-        }
-    }
-}
-
-fn dense_name(e: &dyn shared::Embedder) -> String {
-    let id = e.id();
-    if id.starts_with("all-MiniLM-L6-v2") {
-        "minilm".into()
-    } else {
-        id.to_owned()
-    }
-}
-
-/// Per-question retrieval metrics summed over `dataset`'s questions (in
-/// all and per corpus): at each K, at each context budget, and nDCG@10.
-pub fn retrieval_sums(
-    output: &SystemOutput,
-    dataset: &Dataset,
-    config: &Config,
-    embed_text: bool,
-    retriever: Retriever<'_>,
-) -> Result<Sums, EvalError> {
-    let mut sums = Sums::default();
-    if dataset.questions.is_empty() {
-        return Ok(sums);
-    }
-    let texts = output.chunks.iter().map(|c| {
-        if embed_text {
-            c.embed_text.as_str()
-        } else {
-            c.chunk_text.as_str()
-        }
-    });
-    let embedding = |e: shared::embed::EmbedError| EvalError::Chunking(e.to_string());
-    let (bm25, dense) = match retriever {
-        Retriever::Bm25 => (Some(Bm25::new(texts)), None),
-        Retriever::Dense(e) => (None, Some(dense::Dense::new(e, texts).map_err(embedding)?)),
-        Retriever::Hybrid(e) => {
-            let texts: Vec<&str> = texts.collect();
-            let dense = dense::Dense::new(e, texts.iter().copied()).map_err(embedding)?;
-            (Some(Bm25::new(texts)), Some(dense))
-        }
-    };
-    let spans: Vec<ChunkSpan> = output.chunks.iter().map(|c| c.span).collect();
-    let costs: Vec<u32> = output.chunks.iter().map(|c| c.budget_tokens).collect();
-    let places: Vec<shared::retrieval::Span> = spans
-        .iter()
-        .map(|s| shared::retrieval::Span {
-            doc: s.doc,
-            start: s.text.0,
-            end: s.text.1,
-        })
-        .collect();
-    let counter = TokenizerKind::Cl100kBase.counter();
-    let depth = config
-        .ks
-        .iter()
-        .copied()
-        .max()
-        .unwrap_or(10)
-        .max(10)
-        .max(RANK_DEPTH);
-    for q in &dataset.questions {
-        let ranked = match (&bm25, &dense) {
-            (Some(lexical), Some(index)) => {
-                let a = lexical.search(&q.question, depth);
-                let b = index.search(&q.question, depth).map_err(embedding)?;
-                let mut fused = shared::retrieval::reciprocal_rank_fusion(&[&a, &b], RRF_K);
-                fused.truncate(depth);
-                fused
-            }
-            (Some(index), None) => index.search(&q.question, depth),
-            (None, Some(index)) => index.search(&q.question, depth).map_err(embedding)?,
-            (None, None) => Vec::new(),
-        };
-        sums.count(&q.corpus);
-        for &k in &config.ks {
-            let m = at_k(&spans, &ranked, q.doc, &q.references, k);
-            for (name, v) in [
-                ("recall", m.recall),
-                ("token_recall", m.token_recall),
-                ("token_precision", m.token_precision),
-                ("token_iou", m.token_iou),
-            ] {
-                sums.add(&q.corpus, format!("{name}@{k}"), v);
-            }
-        }
-        let order = if config.neighbours == 0 {
-            ranked.clone()
-        } else {
-            shared::retrieval::with_neighbours(&ranked, &places, config.neighbours)
-        };
-        for &budget in &config.budgets {
-            let pieces = fill_budget(&spans, &order, &costs, budget, |i, left| {
-                cut_span(&output.chunks[i], left, &counter)
-            });
-            let m = budgeted(&pieces, q.doc, &q.references);
-            for (name, v) in [
-                ("budget_recall", m.recall),
-                ("budget_precision", m.precision),
-                ("budget_iou", m.iou),
-            ] {
-                sums.add(&q.corpus, format!("{name}@{budget}"), v);
-            }
-        }
-        sums.add(
-            &q.corpus,
-            "ndcg@10".into(),
-            ndcg(&spans, &ranked, q.doc, &q.references, 10),
-        );
-    }
-    Ok(sums)
 }
 
 /// Evaluates `systems` on `datasets`: one row per system, indexed text and
@@ -622,6 +310,7 @@ fn evaluate_system(
                     .collect()
             };
             let questions = sums.questions;
+            let per_question = std::mem::take(&mut sums.per_question);
             let metrics = mean(sums.total, questions);
             let per_corpus: BTreeMap<String, BTreeMap<String, f64>> = sums
                 .per_corpus
@@ -645,6 +334,7 @@ fn evaluate_system(
                 boundary_f1: bf,
                 metrics,
                 per_corpus,
+                per_question,
                 questions,
                 needs_model,
                 chunk_ms_per_doc: (!lat.is_empty())

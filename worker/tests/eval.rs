@@ -98,6 +98,25 @@ fn every_profile_is_measured_on_the_shipped_datasets() {
         }
         assert!(r["recall@5"].as_f64() <= r["recall@20"].as_f64());
         assert!(r["latency_p95_ms"].as_f64().unwrap() > 0.0);
+        // Each question's budgeted recall is kept, and they average to the
+        // row's figure (what a paired comparison of two rows is built on).
+        let per_question = r["per_question"].as_object().unwrap();
+        assert_eq!(per_question.len(), 160 + 262, "{}", r["name"]);
+        assert!(per_question
+            .keys()
+            .any(|k| k.starts_with("retrieval-plain/")));
+        for budget in ["500", "1000", "2000"] {
+            let key = format!("budget_recall@{budget}");
+            let sum: f64 = per_question
+                .values()
+                .map(|m| m[key.as_str()].as_f64().unwrap())
+                .sum();
+            let mean = r[key.as_str()].as_f64().unwrap();
+            assert!(
+                (sum / 422.0 - mean).abs() < 1e-9,
+                "{key}: {sum} / 422 vs {mean}"
+            );
+        }
     }
     // Sorted best first, by context-budget recall.
     let ranked: Vec<f64> = rows
