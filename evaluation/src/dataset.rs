@@ -58,8 +58,11 @@ pub struct BoundaryGold {
 /// A loaded dataset.
 #[derive(Debug, Clone)]
 pub struct Dataset {
-    /// The directory name (`retrieval`).
+    /// Its name in reports: the directory name (`retrieval`), with the half
+    /// when restricted to one (`retrieval (half B)`).
     pub name: String,
+    /// The directory name alone (`retrieval`): what question keys start with.
+    pub dir: String,
     /// Documents, sorted by file name.
     pub documents: Vec<Document>,
     /// Retrieval gold (empty when there is no `questions.jsonl`).
@@ -180,6 +183,7 @@ impl Dataset {
             }
         }
         Ok(Self {
+            dir: name.clone(),
             name,
             documents,
             questions,

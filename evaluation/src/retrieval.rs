@@ -135,7 +135,7 @@ pub fn retrieval_sums(
             });
             let m = budgeted(&pieces, q.doc, &q.references);
             sums.per_question
-                .entry(format!("{}/{}", dataset.name, q.id))
+                .entry(format!("{}/{}", dataset.dir, q.id))
                 .or_default()
                 .insert(format!("budget_recall@{budget}"), m.recall);
             for (name, v) in [

@@ -25,10 +25,10 @@ use worker::config::Settings;
 use worker::context::Context;
 use worker::startup::Application;
 
-use crate::{
-    amqp_connect, config_dir, drop_database, eventually, random_suffix, Received, AMQP_ADDR,
-    AMQP_URL, DEADLINE, PG_ADDR, PG_SERVER,
-};
+use crate::messages::Received;
+use crate::places::{config_dir, random_suffix};
+use crate::polling::{eventually, DEADLINE};
+use crate::servers::{amqp_connect, drop_database, AMQP_ADDR, AMQP_URL, PG_ADDR, PG_SERVER};
 
 /// One in-process worker with its own database, prefix and source root.
 #[derive(Debug)]

@@ -6,7 +6,9 @@ use std::path::Path;
 use serde_json::json;
 use worker::commands::dlq::{self, Filters, ReplayOptions};
 
-use crate::{message, sample_markdown, TestApp};
+use crate::app::TestApp;
+use crate::messages::{message, sample_markdown};
+use crate::polling::{eventually, DEADLINE};
 
 type R = anyhow::Result<()>;
 
@@ -115,14 +117,14 @@ pub async fn fill(app: &TestApp) -> R {
     let late = format!("file://{}/late.md", app.source_root.display());
     app.publish_json(&with_uri(message("acme-prod", "d-late", "v1", ""), &late))
         .await?;
-    crate::eventually("three failures recorded", crate::DEADLINE, || async {
+    eventually("three failures recorded", DEADLINE, || async {
         let n: i64 = sqlx::query_scalar("SELECT count(*) FROM chunking_failures")
             .fetch_one(&app.pool)
             .await?;
         Ok((n == 3).then_some(()))
     })
     .await?;
-    crate::eventually("three dead letters", crate::DEADLINE, || async {
+    eventually("three dead letters", DEADLINE, || async {
         let n = dlq::list(&app.settings, &Filters::default(), 100)
             .await?
             .len();

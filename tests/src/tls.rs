@@ -80,7 +80,7 @@ impl Pki {
     /// by IP address must fail verification), a client certificate and an
     /// unrelated CA.
     pub fn generate() -> anyhow::Result<Self> {
-        let dir = std::env::temp_dir().join(format!("cw_pki_{}", crate::random_suffix()));
+        let dir = std::env::temp_dir().join(format!("cw_pki_{}", crate::places::random_suffix()));
         std::fs::create_dir_all(&dir)?;
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755))?;
         let openssl = |args: &[&str]| run(Command::new("openssl").args(args).current_dir(&dir));
@@ -173,7 +173,7 @@ pub struct PgTls {
 impl PgTls {
     /// initdb, configure, start (`pg_ctl -w`).
     pub fn start(bindir: &Path, pki: &Pki) -> anyhow::Result<Self> {
-        let dir = std::env::temp_dir().join(format!("cw_pgtls_{}", crate::random_suffix()));
+        let dir = std::env::temp_dir().join(format!("cw_pgtls_{}", crate::places::random_suffix()));
         std::fs::create_dir_all(&dir)?;
         let data = dir.join("data");
         for f in ["server.pem", "server.key", "ca.pem"] {
@@ -261,7 +261,7 @@ pub struct RabbitTls {
 impl RabbitTls {
     /// Starts the node and waits for its listener (a few seconds).
     pub fn start(pki: &Pki, require_client_cert: bool) -> anyhow::Result<Self> {
-        let suffix = crate::random_suffix();
+        let suffix = crate::places::random_suffix();
         let dir = std::env::temp_dir().join(format!("cw_rmqtls_{suffix}"));
         std::fs::create_dir_all(&dir)?;
         for f in ["server.pem", "server.key", "ca.pem"] {

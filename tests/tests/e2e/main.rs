@@ -24,3 +24,4 @@ mod tls;
 mod worker_failures;
 mod worker_flow;
 mod worker_operations;
+mod worker_races;
