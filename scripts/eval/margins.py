@@ -5,7 +5,7 @@ leaderboards given (e.g. both retrieval sets of one half), with a paired
 bootstrap interval over questions.
 
     scripts/eval/margins.py DIR_OR_LEADERBOARD_JSON... [--budgets 500,1000,2000]
-        [--reps 1000] [--seed 20261207]
+        [--reps 1000] [--seed 20261207] [--batch 1|2]
     scripts/eval/margins.py --self-test
 
 Each argument is a `chunk-worker eval --out` directory (its
@@ -21,6 +21,13 @@ share of resamples where the profile leads.
 Prints, per set and pooled: the best peer at each budget, then each
 profile's recall, margin and 2.5-97.5% interval. Needs a leaderboard with
 `per_question` (chunk-worker from 2026-12-07 on); exits 2 otherwise.
+
+`--by-document` resamples whole documents instead of questions (a
+clustered bootstrap: the questions of one document share its chunking, so
+they are not independent; wider, more honest intervals). `--batch 1` keeps the questions of the first batch of each shipped set
+(the questions.jsonl lines written with the sets, on which every figure
+before round 6 was measured), `--batch 2` those added on 2026-12-07
+(eval/README.md "How the questions were written").
 """
 
 import argparse
@@ -28,6 +35,20 @@ import json
 import random
 import sys
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+# Lines of each shipped set's questions.jsonl in the first batch.
+FIRST_BATCH = {"retrieval": 317, "retrieval-plain": 541}
+
+
+def batch_keys(batch):
+    """The per_question keys (`set/question id`) of one batch."""
+    keys = set()
+    for name, first in FIRST_BATCH.items():
+        lines = (ROOT / "eval" / name / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+        chosen = lines[:first] if batch == 1 else lines[first:]
+        keys.update(f"{name}/{json.loads(l)['id']}" for l in chosen if l.strip())
+    return keys
 
 
 def load(arg):
@@ -40,8 +61,9 @@ def load(arg):
         sys.exit(f"margins: {p}: {e}")
 
 
-def pool(boards):
-    """name -> {"external": bool, "q": {question: {metric: value}}}"""
+def pool(boards, keep=None):
+    """name -> {"external": bool, "q": {question: {metric: value}}}; only
+    the questions in `keep` when given."""
     systems = {}
     for rows in boards:
         for r in rows:
@@ -49,11 +71,22 @@ def pool(boards):
                 print(f"margins: row {r.get('name')} has no per_question (an older chunk-worker?)", file=sys.stderr)
                 sys.exit(2)
             s = systems.setdefault(r["name"], {"external": bool(r.get("external")), "q": {}})
-            s["q"].update(r["per_question"])
+            s["q"].update((k, v) for k, v in r["per_question"].items() if keep is None or k in keep)
     return systems
 
 
-def report(title, systems, budgets, reps, seed):
+def documents_of():
+    """`set/question id` -> `set/document` over the shipped sets."""
+    doc = {}
+    for name in FIRST_BATCH:
+        for l in (ROOT / "eval" / name / "questions.jsonl").read_text(encoding="utf-8").splitlines():
+            if l.strip():
+                q = json.loads(l)
+                doc[f"{name}/{q['id']}"] = f"{name}/{q['document']}"
+    return doc
+
+
+def report(title, systems, budgets, reps, seed, doc=None):
     questions = sorted(set().union(*(s["q"].keys() for s in systems.values())))
     if not questions:
         print(f"{title}: no questions")
@@ -72,7 +105,18 @@ def report(title, systems, budgets, reps, seed):
     mean = {s: {b: sum(vals[s][b]) / n for b in budgets} for s in systems}
     best = {b: max(peers, key=lambda p: mean[p][b]) for b in budgets}
     rng = random.Random(seed)
-    draws = [[rng.randrange(n) for _ in range(n)] for _ in range(reps)]
+    if doc is None:
+        draws = [[rng.randrange(n) for _ in range(n)] for _ in range(reps)]
+    else:
+        # Whole documents resampled: questions of one document are not
+        # independent (one chunking of it serves them all).
+        groups = {}
+        for i, q in enumerate(questions):
+            if q not in doc:
+                sys.exit(f"margins: {q} is not a question of the shipped sets (--by-document)")
+            groups.setdefault(doc[q], []).append(i)
+        units = [groups[g] for g in sorted(groups)]
+        draws = [[i for _ in units for i in units[rng.randrange(len(units))]] for _ in range(reps)]
     print(f"{title}: {n} questions; best peer " + " / ".join(f"{mean[best[b]][b]:.3f} ({best[b]})" for b in budgets))
     # The best peer's sum in each resample, once per budget.
     peer_best = {b: [max(sum(vals[p][b][i] for i in d) for p in peers) for d in draws] for b in budgets}
@@ -81,7 +125,7 @@ def report(title, systems, budgets, reps, seed):
         cells = []
         for b in budgets:
             v = vals[s][b]
-            margins = [(sum(v[i] for i in d) - pb) / n for d, pb in zip(draws, peer_best[b])]
+            margins = [(sum(v[i] for i in d) - pb) / len(d) for d, pb in zip(draws, peer_best[b])]
             margins.sort()
             lo, hi = margins[int(0.025 * reps)], margins[int(0.975 * reps) - 1]
             share = sum(m > 0 for m in margins) / reps
@@ -107,6 +151,16 @@ def self_test():
     assert abs(margin - 0.1) < 1e-12, margin
     assert lo < 0.1 - 1e-3 and hi <= 0.1 + 1e-12, (lo, hi)
     assert 0.9 < share <= 1.0, share
+    # Whole documents resampled: a peer right on every question of half
+    # the 20 documents (10 questions each) and wrong on the other half
+    # varies far more between resamples of documents than of questions.
+    block = [{"name": "ours", "external": False, "per_question": {q: {"budget_recall@500": 0.6} for q in qs}},
+             {"name": "blocks", "external": True,
+              "per_question": {q: {"budget_recall@500": float((i // 10) % 2)} for i, q in enumerate(qs)}}]
+    doc = {q: f"t/d{i // 10}" for i, q in enumerate(qs)}
+    (_, qlo, qhi, _), = report("self-test, questions", pool([block]), [500], 400, 1).values()
+    (m, dlo, dhi, _), = report("self-test, documents", pool([block]), [500], 400, 1, doc).values()
+    assert abs(m - 0.1) < 1e-12 and dhi - dlo > 2 * (qhi - qlo), (qlo, qhi, dlo, dhi)
     print("margins: self-test passed")
 
 
@@ -117,6 +171,8 @@ def main():
     ap.add_argument("--budgets", default="500,1000,2000")
     ap.add_argument("--reps", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=20261207)
+    ap.add_argument("--by-document", action="store_true", help="resample whole documents (clustered bootstrap) instead of questions")
+    ap.add_argument("--batch", type=int, choices=[1, 2], help="only the first (1) or second (2) batch of questions")
     args = ap.parse_args()
     if args.self_test:
         self_test()
@@ -125,10 +181,12 @@ def main():
         ap.error("give at least one eval --out directory or leaderboard.json")
     budgets = [int(b) for b in args.budgets.split(",")]
     boards = [load(a) for a in args.boards]
+    keep = batch_keys(args.batch) if args.batch else None
+    doc = documents_of() if args.by_document else None
     if len(boards) > 1:
         for a, rows in zip(args.boards, boards):
-            report(a, pool([rows]), budgets, args.reps, args.seed)
-    report("pooled" if len(boards) > 1 else args.boards[0], pool(boards), budgets, args.reps, args.seed)
+            report(a, pool([rows], keep), budgets, args.reps, args.seed, doc)
+    report("pooled" if len(boards) > 1 else args.boards[0], pool(boards, keep), budgets, args.reps, args.seed, doc)
 
 
 if __name__ == "__main__":
