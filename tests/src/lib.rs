@@ -22,5 +22,6 @@ pub use messages::{headers, message, meta_of, sample_markdown, Received};
 pub use places::{config_dir, random_suffix};
 pub use polling::{eventually, DEADLINE};
 pub use servers::{
-    amqp_connect, create_database, drop_database, AMQP_ADDR, AMQP_URL, PG_ADDR, PG_SERVER,
+    amqp_connect, confirmed_channel, create_database, drop_database, AMQP_ADDR, AMQP_URL, PG_ADDR,
+    PG_SERVER,
 };

@@ -1,7 +1,8 @@
 //! The shared RabbitMQ and Postgres servers: their addresses, connecting,
 //! and creating and dropping a test's database.
 
-use lapin::{Connection, ConnectionProperties};
+use lapin::options::ConfirmSelectOptions;
+use lapin::{Channel, Connection, ConnectionProperties};
 use sqlx::{Connection as _, PgConnection};
 
 /// The shared test servers.
@@ -22,6 +23,19 @@ pub async fn amqp_connect(url: &str) -> lapin::Result<Connection> {
             .with_reactor(tokio_reactor_trait::Tokio::current()),
     )
     .await
+}
+
+/// A connection to the shared broker and a channel on it with publisher
+/// confirms on (a test's own view of the broker: declaring its topology,
+/// publishing and reading its queues). Keep the connection alive as long
+/// as the channel is used.
+pub async fn confirmed_channel() -> anyhow::Result<(Connection, Channel)> {
+    let conn = amqp_connect(AMQP_URL).await?;
+    let channel = conn.create_channel().await?;
+    channel
+        .confirm_select(ConfirmSelectOptions::default())
+        .await?;
+    Ok((conn, channel))
 }
 
 /// Creates a database on the shared server.

@@ -10,8 +10,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use lapin::options::{
-    BasicGetOptions, BasicPublishOptions, ConfirmSelectOptions, ExchangeDeleteOptions,
-    QueueBindOptions, QueueDeclareOptions, QueueDeleteOptions,
+    BasicGetOptions, BasicPublishOptions, ExchangeDeleteOptions, QueueBindOptions,
+    QueueDeclareOptions, QueueDeleteOptions,
 };
 use lapin::types::FieldTable;
 use lapin::BasicProperties;
@@ -122,18 +122,7 @@ async fn sigkill_mid_stream_then_restart_stores_every_document_exactly_once() {
     let log = std::env::temp_dir().join(format!("cw_process_{suffix}.log"));
 
     // The test's own view of the broker: topology + a queue capturing events.
-    let amqp = lapin::Connection::connect(
-        "amqp://guest:guest@127.0.0.1:5672/%2f",
-        lapin::ConnectionProperties::default()
-            .with_executor(tokio_executor_trait::Tokio::current())
-            .with_reactor(tokio_reactor_trait::Tokio::current()),
-    )
-    .await
-    .unwrap();
-    let ch = amqp.create_channel().await.unwrap();
-    ch.confirm_select(ConfirmSelectOptions::default())
-        .await
-        .unwrap();
+    let (amqp, ch) = tests::confirmed_channel().await.unwrap();
     topology
         .declare(&ch, 5, Duration::from_millis(5000))
         .await

@@ -13,8 +13,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use lapin::options::{
-    BasicPublishOptions, ConfirmSelectOptions, ExchangeDeleteOptions, QueueDeclareOptions,
-    QueueDeleteOptions,
+    BasicPublishOptions, ExchangeDeleteOptions, QueueDeclareOptions, QueueDeleteOptions,
 };
 use lapin::types::{AMQPValue, FieldTable, LongString, ShortString};
 use lapin::BasicProperties;
@@ -92,18 +91,7 @@ async fn a_classic_retry_queue_is_named_at_start_up_and_migrated_by_the_command(
     let db = format!("cw_test_{suffix}");
     let prefix = format!("t{suffix}.");
     let topology = Topology::new(prefix.clone());
-    let amqp = lapin::Connection::connect(
-        "amqp://guest:guest@127.0.0.1:5672/%2f",
-        lapin::ConnectionProperties::default()
-            .with_executor(tokio_executor_trait::Tokio::current())
-            .with_reactor(tokio_reactor_trait::Tokio::current()),
-    )
-    .await
-    .unwrap();
-    let ch = amqp.create_channel().await.unwrap();
-    ch.confirm_select(ConfirmSelectOptions::default())
-        .await
-        .unwrap();
+    let (amqp, ch) = tests::confirmed_channel().await.unwrap();
 
     // The broker as an older worker left it: the quorum queues, and a
     // classic retry queue (its arguments of then; a long delay, so the

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use lapin::options::{BasicPublishOptions, ConfirmSelectOptions, ExchangeDeclareOptions};
+use lapin::options::{BasicPublishOptions, ExchangeDeclareOptions};
 use lapin::types::FieldTable;
 use lapin::{BasicProperties, ExchangeKind};
 use serde_json::json;
@@ -158,19 +158,7 @@ async fn configured_secrets_never_reach_logs_metrics_or_errors() {
 
     // Documents through the real broker with the user's password: stored,
     // and one dead-lettered.
-    let conn = lapin::Connection::connect(
-        "amqp://guest:guest@127.0.0.1:5672/%2f",
-        lapin::ConnectionProperties::default()
-            .with_executor(tokio_executor_trait::Tokio::current())
-            .with_reactor(tokio_reactor_trait::Tokio::current()),
-    )
-    .await
-    .unwrap();
-    let channel = conn.create_channel().await.unwrap();
-    channel
-        .confirm_select(ConfirmSelectOptions::default())
-        .await
-        .unwrap();
+    let (conn, channel) = tests::confirmed_channel().await.unwrap();
     let exchange = format!("{prefix}ingest.events");
     channel
         .exchange_declare(

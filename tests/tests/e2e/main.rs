@@ -18,6 +18,7 @@ mod migrations;
 mod ops_metrics;
 mod profiles;
 mod semantic;
+mod store_group;
 mod store_paths;
 mod tenant_isolation;
 mod tls;

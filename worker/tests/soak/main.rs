@@ -21,17 +21,15 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use lapin::options::{
     BasicAckOptions, BasicConsumeOptions, BasicGetOptions, BasicNackOptions, BasicPublishOptions,
-    ConfirmSelectOptions, ExchangeDeleteOptions, QueueBindOptions, QueueDeclareOptions,
-    QueueDeleteOptions,
+    ExchangeDeleteOptions, QueueBindOptions, QueueDeclareOptions, QueueDeleteOptions,
 };
 use lapin::types::FieldTable;
-use lapin::{BasicProperties, Channel, Connection, ConnectionProperties};
+use lapin::{BasicProperties, Channel, Connection};
 use serde_json::{json, Value};
 use sqlx::PgPool;
 use tests::proxy::Proxy;
 use worker::amqp::topology::Topology;
 
-const AMQP_URL: &str = "amqp://guest:guest@127.0.0.1:5672/%2f";
 const PG: &str = "postgres://postgres@127.0.0.1:5432";
 const DELIVERY_LIMIT: u32 = 5;
 
@@ -111,19 +109,7 @@ async fn two_workers_under_a_seeded_fault_schedule_lose_and_duplicate_nothing() 
         String::from_utf8_lossy(&status.stderr)
     );
     let pool = PgPool::connect(&format!("{PG}/{db}")).await.unwrap();
-    let conn = Connection::connect(
-        AMQP_URL,
-        ConnectionProperties::default()
-            .with_executor(tokio_executor_trait::Tokio::current())
-            .with_reactor(tokio_reactor_trait::Tokio::current()),
-    )
-    .await
-    .unwrap();
-    let channel = conn.create_channel().await.unwrap();
-    channel
-        .confirm_select(ConfirmSelectOptions::default())
-        .await
-        .unwrap();
+    let (conn, channel) = tests::confirmed_channel().await.unwrap();
     topology
         .declare(&channel, DELIVERY_LIMIT, Duration::from_millis(1000))
         .await
