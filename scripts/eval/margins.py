@@ -5,7 +5,7 @@ leaderboards given (e.g. both retrieval sets of one half), with a paired
 bootstrap interval over questions.
 
     scripts/eval/margins.py DIR_OR_LEADERBOARD_JSON... [--budgets 500,1000,2000]
-        [--reps 1000] [--seed 20261207] [--batch 1|2]
+        [--reps 1000] [--seed 20261207] [--by-document] [--batch 1|2]
     scripts/eval/margins.py --self-test
 
 Each argument is a `chunk-worker eval --out` directory (its
@@ -24,10 +24,12 @@ profile's recall, margin and 2.5-97.5% interval. Needs a leaderboard with
 
 `--by-document` resamples whole documents instead of questions (a
 clustered bootstrap: the questions of one document share its chunking, so
-they are not independent; wider, more honest intervals). `--batch 1` keeps the questions of the first batch of each shipped set
-(the questions.jsonl lines written with the sets, on which every figure
-before round 6 was measured), `--batch 2` those added on 2026-12-07
-(eval/README.md "How the questions were written").
+they are not independent, and the interval allows for that). `--batch 1`
+keeps the questions of the first batch of each shipped set (the
+questions.jsonl lines written with the sets, on which every figure before
+round 6 was measured), `--batch 2` those added on 2026-12-07
+(eval/README.md "How the questions were written"). Both read the shipped
+sets' questions.jsonl.
 """
 
 import argparse
@@ -41,14 +43,15 @@ ROOT = Path(__file__).resolve().parents[2]
 FIRST_BATCH = {"retrieval": 317, "retrieval-plain": 541}
 
 
-def batch_keys(batch):
-    """The per_question keys (`set/question id`) of one batch."""
-    keys = set()
+def shipped_questions():
+    """(`set/question id` key, `set/document`, batch 1 or 2) for every
+    question of the shipped sets, as per_question keys them."""
     for name, first in FIRST_BATCH.items():
         lines = (ROOT / "eval" / name / "questions.jsonl").read_text(encoding="utf-8").splitlines()
-        chosen = lines[:first] if batch == 1 else lines[first:]
-        keys.update(f"{name}/{json.loads(l)['id']}" for l in chosen if l.strip())
-    return keys
+        for i, line in enumerate(lines):
+            if line.strip():
+                q = json.loads(line)
+                yield f"{name}/{q['id']}", f"{name}/{q['document']}", 1 if i < first else 2
 
 
 def load(arg):
@@ -73,17 +76,6 @@ def pool(boards, keep=None):
             s = systems.setdefault(r["name"], {"external": bool(r.get("external")), "q": {}})
             s["q"].update((k, v) for k, v in r["per_question"].items() if keep is None or k in keep)
     return systems
-
-
-def documents_of():
-    """`set/question id` -> `set/document` over the shipped sets."""
-    doc = {}
-    for name in FIRST_BATCH:
-        for l in (ROOT / "eval" / name / "questions.jsonl").read_text(encoding="utf-8").splitlines():
-            if l.strip():
-                q = json.loads(l)
-                doc[f"{name}/{q['id']}"] = f"{name}/{q['document']}"
-    return doc
 
 
 def report(title, systems, budgets, reps, seed, doc=None):
@@ -181,8 +173,9 @@ def main():
         ap.error("give at least one eval --out directory or leaderboard.json")
     budgets = [int(b) for b in args.budgets.split(",")]
     boards = [load(a) for a in args.boards]
-    keep = batch_keys(args.batch) if args.batch else None
-    doc = documents_of() if args.by_document else None
+    shipped = list(shipped_questions()) if args.batch or args.by_document else []
+    keep = {key for key, _, batch in shipped if batch == args.batch} if args.batch else None
+    doc = {key: document for key, document, _ in shipped} if args.by_document else None
     if len(boards) > 1:
         for a, rows in zip(args.boards, boards):
             report(a, pool([rows], keep), budgets, args.reps, args.seed, doc)
